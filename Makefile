@@ -1,0 +1,140 @@
+# dpusim: kernel module, libdpusim, the dpusim tool and the tests.
+#
+#   make                 module (against KDIR), library, tool, host tests
+#   make module KDIR=... MODDIR=...   the module for one kernel tree
+#   make check           everything: deps, debug kernel, both kernels' VMs
+#   make install PREFIX=/usr/local DESTDIR=
+#   make C=1 module      sparse over kernel/
+
+VERSION     := 0.1.0
+SOVERSION   := 1
+PREFIX      ?= /usr/local
+LIBDIR      ?= $(PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+BINDIR      ?= $(PREFIX)/bin
+UDEVDIR     ?= /lib/udev/rules.d
+DESTDIR     ?=
+
+BUILD       ?= build
+DPUSIM_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/dpusim
+# Extracted linux-source-6.12 (tools/build-debug-kernel puts it there):
+# scripts/checkpatch.pl, kselftest_harness.h, kunit.py.
+KSRC        ?= $(DPUSIM_CACHE)/linux-source-6.12
+
+# ---------------------------------------------------------------- module
+KVER        ?= $(shell uname -r)
+KDIR        ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
+                 $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))))
+MODDIR      ?= $(BUILD)/module/$(notdir $(patsubst %/,%,$(KDIR)))
+KSOURCES    := Kbuild $(wildcard kernel/*.c kernel/*.h kernel/tests/*.c) include/uapi/dpusim.h
+
+# ---------------------------------------------------------------- user space
+CC          ?= cc
+CFLAGS      ?= -O2 -g
+USER_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -Ilib $(CFLAGS)
+PKG_LIBS    := $(shell pkg-config --libs libudev libelf 2>/dev/null || echo -ludev -lelf)
+LIB_LDLIBS  := $(PKG_LIBS) -lpthread
+
+LIB_SRCS    := $(wildcard lib/*.c)
+LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/pic/%.o)
+LIB_OBJS    := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+LIB_SO      := $(BUILD)/lib/libdpusim.so.$(VERSION)
+LIB_A       := $(BUILD)/lib/libdpusim.a
+PUBLIC_HDRS := $(wildcard include/*.h)
+
+TOOL        := $(BUILD)/bin/dpusim
+TOOL_SRCS   := $(wildcard tools/dpusim/*.c)
+EXAMPLES    := $(patsubst tools/examples/%.c,$(BUILD)/examples/%,$(wildcard tools/examples/*.c))
+BENCH       := $(patsubst tools/bench/%.c,$(BUILD)/bench/%,$(wildcard tools/bench/*.c))
+UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/test_*.c))
+USER_TESTS  := $(patsubst tests/user/%.c,$(BUILD)/tests/user/%,$(wildcard tests/user/*.c))
+
+.PHONY: all module lib tool tests examples bench check install clean checkpatch sparse
+
+all: module lib tool tests examples bench
+
+module: $(KSOURCES)
+	@mkdir -p $(MODDIR)/kernel/tests $(MODDIR)/include/uapi
+	@cp -p Kbuild $(MODDIR)/
+	@cp -p $(wildcard kernel/*.c kernel/*.h) $(MODDIR)/kernel/
+	@if ls kernel/tests/*.c >/dev/null 2>&1; then cp -p kernel/tests/*.c $(MODDIR)/kernel/tests/; fi
+	@cp -p include/uapi/dpusim.h $(MODDIR)/include/uapi/
+	$(MAKE) -C $(KDIR) M=$(abspath $(MODDIR)) $(if $(C),C=$(C)) modules
+
+lib: $(LIB_SO) $(LIB_A)
+tool: $(TOOL)
+tests: $(UNIT_TESTS) $(USER_TESTS)
+examples: $(EXAMPLES)
+bench: $(BENCH)
+
+$(BUILD)/pic/%.o: %.c $(PUBLIC_HDRS) $(wildcard lib/*.h) include/uapi/dpusim.h
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(BUILD)/obj/%.o: %.c $(PUBLIC_HDRS) $(wildcard lib/*.h) include/uapi/dpusim.h
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -fvisibility=hidden -c $< -o $@
+
+$(LIB_SO): $(LIB_PIC_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libdpusim.so.$(SOVERSION) -Wl,--no-undefined -o $@ $^ $(LIB_LDLIBS)
+	ln -sf libdpusim.so.$(VERSION) $(BUILD)/lib/libdpusim.so.$(SOVERSION)
+	ln -sf libdpusim.so.$(SOVERSION) $(BUILD)/lib/libdpusim.so
+
+$(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+# Programs link the static library so they run in the VM without installing.
+$(TOOL): $(TOOL_SRCS) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $(TOOL_SRCS) $(LIB_A) $(LIB_LDLIBS)
+
+$(BUILD)/examples/%: tools/examples/%.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_A) $(LIB_LDLIBS)
+
+$(BUILD)/bench/%: tools/bench/%.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_A) $(LIB_LDLIBS)
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -Itests/unit -o $@ $< $(LIB_A) $(LIB_LDLIBS)
+
+# Integration tests use the kernel's kselftest harness from linux-source.
+$(BUILD)/tests/user/%: tests/user/%.c $(wildcard tests/user/*.h) $(LIB_A)
+	@test -f $(KSRC)/tools/testing/selftests/kselftest_harness.h || \
+		{ echo "missing $(KSRC): run tools/build-debug-kernel first" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -Wno-error=unused-parameter -I$(KSRC)/tools/testing/selftests \
+		-o $@ $< $(LIB_A) $(LIB_LDLIBS)
+
+$(BUILD)/dpusim.pc: lib/dpusim.pc.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' $< > $@
+
+install: $(LIB_SO) $(LIB_A) $(TOOL) $(BUILD)/dpusim.pc
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/dpusim/uapi $(DESTDIR)$(BINDIR) $(DESTDIR)$(UDEVDIR)
+	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libdpusim.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdpusim.so.$(SOVERSION)
+	ln -sf libdpusim.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libdpusim.so
+	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 0644 $(PUBLIC_HDRS) $(DESTDIR)$(INCLUDEDIR)/dpusim/
+	install -m 0644 include/uapi/dpusim.h $(DESTDIR)$(INCLUDEDIR)/dpusim/uapi/
+	install -m 0644 $(BUILD)/dpusim.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/
+	install -m 0644 tools/udev/60-dpusim.rules $(DESTDIR)$(UDEVDIR)/
+
+check:
+	tests/check
+
+checkpatch:
+	$(KSRC)/scripts/checkpatch.pl --no-tree --strict -f kernel/*.c kernel/*.h kernel/tests/*.c
+
+sparse:
+	$(MAKE) module C=2
+
+clean:
+	rm -rf $(BUILD)

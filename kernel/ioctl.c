@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The rank's ioctl dispatch, table driven as iommufd and fwctl do it: one
+ * table of {cmd, handler, struct size, minimum size}, one place that copies
+ * the struct in (copy_struct_from_user) and out, handlers that see kernel
+ * copies only.
+ */
+#include <kunit/visibility.h>
+#include <linux/uaccess.h>
+
+#include "dpusim.h"
+
+/**
+ * struct dpusim_ucmd - one ioctl call in progress
+ * @rank: the rank the file is open on
+ * @ubuffer: the user's struct
+ * @user_size: the size field the user passed
+ * @cmd: the kernel copy of the struct
+ */
+struct dpusim_ucmd {
+	struct dpusim_rank *rank;
+	void __user *ubuffer;
+	u32 user_size;
+	void *cmd;
+};
+
+/* Copy the kernel struct back, cut to what the user's version holds. */
+static int dpusim_ucmd_respond(struct dpusim_ucmd *ucmd, size_t cmd_len)
+{
+	if (copy_to_user(ucmd->ubuffer, ucmd->cmd,
+			 min_t(size_t, ucmd->user_size, cmd_len)))
+		return -EFAULT;
+	return 0;
+}
+
+static int dpusim_rank_info(struct dpusim_ucmd *ucmd)
+{
+	struct dpusim_rank_info *info = ucmd->cmd;
+	struct dpusim_rank *rank = ucmd->rank;
+
+	if (info->flags)
+		return -EINVAL;
+
+	*info = (struct dpusim_rank_info) {
+		.size = sizeof(*info),
+		.abi_version = DPUSIM_ABI_VERSION,
+		.rank_index = rank->index,
+		.nr_dpus = rank->nr_dpus,
+		.wram_size = rank->wram_size,
+		.mram_size = rank->mram_size,
+	};
+	return dpusim_ucmd_respond(ucmd, sizeof(*info));
+}
+
+union dpusim_ucmd_buffer {
+	struct dpusim_rank_info info;
+};
+
+struct dpusim_ioctl_op {
+	unsigned int size;
+	unsigned int min_size;
+	unsigned int ioctl_num;
+	int (*execute)(struct dpusim_ucmd *ucmd);
+};
+
+#define IOCTL_OP(_name, _fn, _struct, _last)				\
+	[DPUSIM_CMD_##_name - DPUSIM_CMD_BASE] = {			\
+		.size = sizeof(_struct) +				\
+			BUILD_BUG_ON_ZERO(sizeof(union dpusim_ucmd_buffer) < \
+					  sizeof(_struct)),		\
+		.min_size = offsetofend(_struct, _last),		\
+		.ioctl_num = DPUSIM_IOCTL_##_name,			\
+		.execute = _fn,						\
+	}
+
+static const struct dpusim_ioctl_op dpusim_ioctl_ops[] = {
+	IOCTL_OP(RANK_INFO, dpusim_rank_info, struct dpusim_rank_info,
+		 mram_size),
+};
+
+/**
+ * dpusim_ioctl_dispatch - run one ioctl on a rank
+ * @rank: the rank
+ * @cmd: the ioctl command
+ * @ubuffer: the user's struct, starting with its __u32 size
+ *
+ * Return: 0 or a negative errno as documented in uapi/dpusim.h.
+ */
+long dpusim_ioctl_dispatch(struct dpusim_rank *rank, unsigned int cmd,
+			   void __user *ubuffer)
+{
+	const struct dpusim_ioctl_op *op;
+	struct dpusim_ucmd ucmd = {
+		.rank = rank,
+		.ubuffer = ubuffer,
+	};
+	union dpusim_ucmd_buffer buf;
+	unsigned int nr;
+	int ret;
+
+	nr = _IOC_NR(cmd);
+	if (_IOC_TYPE(cmd) != DPUSIM_TYPE || nr < DPUSIM_CMD_BASE ||
+	    nr - DPUSIM_CMD_BASE >= ARRAY_SIZE(dpusim_ioctl_ops))
+		return -ENOTTY;
+	op = &dpusim_ioctl_ops[nr - DPUSIM_CMD_BASE];
+	if (op->ioctl_num != cmd)
+		return -ENOTTY;
+
+	ret = get_user(ucmd.user_size, (u32 __user *)ubuffer);
+	if (ret)
+		return ret;
+	if (ucmd.user_size < op->min_size)
+		return -EINVAL;
+
+	ucmd.cmd = &buf;
+	ret = copy_struct_from_user(ucmd.cmd, op->size, ubuffer,
+				    ucmd.user_size);
+	if (ret)
+		return ret;
+	return op->execute(&ucmd);
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_ioctl_dispatch);
+
+long dpusim_rank_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	return dpusim_ioctl_dispatch(filp->private_data, cmd,
+				     (void __user *)arg);
+}

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The rank device: /dev/dpusim/rank<N>, its ownership rule and its sysfs
+ * attributes.
+ *
+ * A rank is owned by one open file at a time (UPMEM: one process per rank);
+ * a second open() fails with -EBUSY.  The file holds a module reference
+ * (fops.owner), so the module cannot be unloaded while a rank is open:
+ * rmmod is refused with "Module dpusim is in use".
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/visibility.h>
+#include <linux/compat.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "dpusim.h"
+
+/**
+ * dpusim_geometry_check - validate the module parameters
+ * @geo: the requested geometry
+ *
+ * Return: 0, or -EINVAL with a message naming the bad parameter.
+ */
+int dpusim_geometry_check(const struct dpusim_geometry *geo)
+{
+	if (!geo->nr_ranks || geo->nr_ranks > DPUSIM_MAX_RANKS) {
+		pr_err("ranks=%u: must be 1..%u\n", geo->nr_ranks,
+		       DPUSIM_MAX_RANKS);
+		return -EINVAL;
+	}
+	if (!geo->nr_dpus || geo->nr_dpus > DPUSIM_MAX_DPUS) {
+		pr_err("dpus_per_rank=%u: must be 1..%u\n", geo->nr_dpus,
+		       DPUSIM_MAX_DPUS);
+		return -EINVAL;
+	}
+	if (!geo->mram_size || geo->mram_size > DPUSIM_MAX_MRAM ||
+	    !PAGE_ALIGNED(geo->mram_size)) {
+		pr_err("mram_size=%llu: must be a multiple of %lu up to %llu\n",
+		       geo->mram_size, PAGE_SIZE, DPUSIM_MAX_MRAM);
+		return -EINVAL;
+	}
+	if (!geo->wram_size || geo->wram_size > DPUSIM_MAX_WRAM ||
+	    !IS_ALIGNED(geo->wram_size, 8)) {
+		pr_err("wram_size=%u: must be a multiple of 8 up to %u\n",
+		       geo->wram_size, DPUSIM_MAX_WRAM);
+		return -EINVAL;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_geometry_check);
+
+/**
+ * dpusim_rank_init - set up a rank's state, without any device
+ * @rank: zeroed rank
+ * @index: N of rankN
+ * @geo: validated geometry
+ */
+void dpusim_rank_init(struct dpusim_rank *rank, u32 index,
+		      const struct dpusim_geometry *geo)
+{
+	rank->index = index;
+	rank->nr_dpus = geo->nr_dpus;
+	rank->mram_size = geo->mram_size;
+	rank->wram_size = geo->wram_size;
+	mutex_init(&rank->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_rank_init);
+
+/**
+ * dpusim_rank_claim - make the current process the rank's owner
+ * @rank: the rank
+ *
+ * Return: 0, or -EBUSY if another open file owns the rank.
+ */
+int dpusim_rank_claim(struct dpusim_rank *rank)
+{
+	if (test_and_set_bit(DPUSIM_RANK_OWNED, &rank->flags))
+		return -EBUSY;
+
+	mutex_lock(&rank->lock);
+	rank->owner = get_pid(task_tgid(current));
+	mutex_unlock(&rank->lock);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_rank_claim);
+
+/**
+ * dpusim_rank_release - drop ownership; the rank is free for the next open
+ * @rank: the rank, owned by the caller
+ */
+void dpusim_rank_release(struct dpusim_rank *rank)
+{
+	mutex_lock(&rank->lock);
+	put_pid(rank->owner);
+	rank->owner = NULL;
+	mutex_unlock(&rank->lock);
+	clear_bit_unlock(DPUSIM_RANK_OWNED, &rank->flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_rank_release);
+
+static int dpusim_rank_open(struct inode *inode, struct file *filp)
+{
+	struct dpusim_rank *rank = container_of(inode->i_cdev,
+						struct dpusim_rank, cdev);
+	int ret;
+
+	ret = dpusim_rank_claim(rank);
+	if (ret)
+		return ret;
+	filp->private_data = rank;
+	return nonseekable_open(inode, filp);
+}
+
+static int dpusim_rank_file_release(struct inode *inode, struct file *filp)
+{
+	dpusim_rank_release(filp->private_data);
+	return 0;
+}
+
+static const struct file_operations dpusim_rank_fops = {
+	.owner = THIS_MODULE,
+	.open = dpusim_rank_open,
+	.release = dpusim_rank_file_release,
+	.unlocked_ioctl = dpusim_rank_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static struct dpusim_rank *to_rank(struct device *dev)
+{
+	return container_of(dev, struct dpusim_rank, dev);
+}
+
+static ssize_t nr_dpus_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_rank(dev)->nr_dpus);
+}
+static DEVICE_ATTR_RO(nr_dpus);
+
+static ssize_t mram_size_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", to_rank(dev)->mram_size);
+}
+static DEVICE_ATTR_RO(mram_size);
+
+static ssize_t wram_size_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_rank(dev)->wram_size);
+}
+static DEVICE_ATTR_RO(wram_size);
+
+static ssize_t is_owned_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n",
+			  test_bit(DPUSIM_RANK_OWNED, &to_rank(dev)->flags));
+}
+static DEVICE_ATTR_RO(is_owned);
+
+static ssize_t owner_pid_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	struct dpusim_rank *rank = to_rank(dev);
+	pid_t pid;
+
+	mutex_lock(&rank->lock);
+	pid = pid_nr(rank->owner);
+	mutex_unlock(&rank->lock);
+	return sysfs_emit(buf, "%d\n", pid);
+}
+static DEVICE_ATTR_RO(owner_pid);
+
+static struct attribute *dpusim_rank_attrs[] = {
+	&dev_attr_nr_dpus.attr,
+	&dev_attr_mram_size.attr,
+	&dev_attr_wram_size.attr,
+	&dev_attr_is_owned.attr,
+	&dev_attr_owner_pid.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(dpusim_rank);
+
+static void dpusim_rank_dev_release(struct device *dev)
+{
+	struct dpusim_rank *rank = to_rank(dev);
+
+	mutex_destroy(&rank->lock);
+	kfree(rank);
+}
+
+/**
+ * dpusim_rank_create - create and register /dev/dpusim/rank<index>
+ * @index: N of rankN
+ * @geo: validated geometry
+ * @devt: the device number
+ *
+ * Return: the rank, or an ERR_PTR.
+ */
+struct dpusim_rank *dpusim_rank_create(u32 index,
+				       const struct dpusim_geometry *geo,
+				       dev_t devt)
+{
+	struct dpusim_rank *rank;
+	int ret;
+
+	rank = kzalloc(sizeof(*rank), GFP_KERNEL);
+	if (!rank)
+		return ERR_PTR(-ENOMEM);
+
+	dpusim_rank_init(rank, index, geo);
+	device_initialize(&rank->dev);
+	rank->dev.class = &dpusim_class;
+	rank->dev.devt = devt;
+	rank->dev.groups = dpusim_rank_groups;
+	rank->dev.release = dpusim_rank_dev_release;
+	cdev_init(&rank->cdev, &dpusim_rank_fops);
+	rank->cdev.owner = THIS_MODULE;
+
+	ret = dev_set_name(&rank->dev, "rank%u", index);
+	if (ret)
+		goto err_put;
+	ret = cdev_device_add(&rank->cdev, &rank->dev);
+	if (ret)
+		goto err_put;
+	return rank;
+
+err_put:
+	put_device(&rank->dev);
+	return ERR_PTR(ret);
+}
+
+/**
+ * dpusim_rank_destroy - remove the device; the rank is freed with its
+ * last reference
+ * @rank: the rank
+ */
+void dpusim_rank_destroy(struct dpusim_rank *rank)
+{
+	cdev_device_del(&rank->cdev, &rank->dev);
+	put_device(&rank->dev);
+}
