@@ -5,6 +5,7 @@
 #ifndef _DPUSIM_H
 #define _DPUSIM_H
 
+#include <linux/atomic.h>
 #include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/fs.h>
@@ -12,6 +13,7 @@
 #include <linux/pid.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 #include <uapi/dpusim.h>
 
 #include "compat.h"
@@ -27,6 +29,59 @@ struct dpusim_geometry {
 	u32 nr_dpus;
 	u64 mram_size;
 	u32 wram_size;
+};
+
+/**
+ * struct dpusim_budget - resident simulated memory, module wide
+ * @pages: pages charged
+ * @limit: bytes that may be charged (module parameter mram_budget)
+ */
+struct dpusim_budget {
+	atomic_long_t pages;
+	unsigned long limit;
+};
+
+/**
+ * struct dpusim_mem - one DPU's MRAM or WRAM, sparse
+ * @pages: page index -> struct page *, present once written
+ * @size: bytes
+ * @nr_pages: resident pages
+ * @budget: where the pages are charged
+ */
+struct dpusim_mem {
+	struct xarray pages;
+	u64 size;
+	unsigned long nr_pages;
+	struct dpusim_budget *budget;
+};
+
+/* The pages one call inserted, to take them out again if it fails. */
+struct dpusim_mem_undo {
+	unsigned long nr;
+	unsigned long cap;
+	struct {
+		struct dpusim_mem *mem;
+		pgoff_t idx;
+	} *entries;
+};
+
+enum dpusim_mem_kind {
+	DPUSIM_MRAM,
+	DPUSIM_WRAM,
+	DPUSIM_NR_MEMS,
+};
+
+/* One DPU: its memories. */
+struct dpusim_dpu {
+	struct dpusim_mem mem[DPUSIM_NR_MEMS];
+};
+
+/* Transfer counters of a rank, shown in sysfs */
+struct dpusim_xfer_stats {
+	atomic64_t ioctls;
+	atomic64_t bytes_to_dpu;
+	atomic64_t bytes_from_dpu;
+	atomic64_t blocks;
 };
 
 /* Bits of dpusim_rank::flags */
@@ -45,6 +100,10 @@ enum {
  * @flags: DPUSIM_RANK_OWNED while an open file owns the rank
  * @lock: protects @owner
  * @owner: the process that opened the rank, or NULL
+ * @xfer_lock: serialises the transfers of the rank
+ * @dpus: the DPUs, @nr_dpus of them
+ * @budget: where the memory of the DPUs is charged
+ * @stats: transfer counters
  */
 struct dpusim_rank {
 	struct device dev;
@@ -56,21 +115,65 @@ struct dpusim_rank {
 	unsigned long flags;
 	struct mutex lock;	/* protects owner */
 	struct pid *owner;
+	struct mutex xfer_lock;	/* one transfer at a time */
+	struct dpusim_dpu *dpus;
+	struct dpusim_budget *budget;
+	struct dpusim_xfer_stats stats;
 };
 
 /* main.c */
 extern struct class dpusim_class;
 
+/* mram.c */
+extern struct dpusim_budget dpusim_budget;
+int dpusim_budget_charge(struct dpusim_budget *b, unsigned long nr);
+void dpusim_budget_uncharge(struct dpusim_budget *b, unsigned long nr);
+void dpusim_mem_init(struct dpusim_mem *mem, u64 size, struct dpusim_budget *b);
+void dpusim_mem_free(struct dpusim_mem *mem);
+unsigned long dpusim_mem_missing(struct dpusim_mem *mem, u64 off, u64 len);
+int dpusim_mem_populate(struct dpusim_mem *mem, u64 off, u64 len,
+			struct dpusim_mem_undo *undo);
+void dpusim_mem_undo(struct dpusim_mem_undo *undo);
+void dpusim_mem_zero(struct dpusim_mem *mem, u64 off, u64 len);
+void dpusim_mem_copy_page(struct dpusim_mem *mem, u64 off, void *buf,
+			  size_t len, bool to_mem);
+
 /* rank.c */
 int dpusim_geometry_check(const struct dpusim_geometry *geo);
-void dpusim_rank_init(struct dpusim_rank *rank, u32 index,
-		      const struct dpusim_geometry *geo);
+int dpusim_rank_init(struct dpusim_rank *rank, u32 index,
+		     const struct dpusim_geometry *geo,
+		     struct dpusim_budget *budget);
+void dpusim_rank_fini(struct dpusim_rank *rank);
+void dpusim_rank_free_memory(struct dpusim_rank *rank);
+u64 dpusim_rank_resident_bytes(struct dpusim_rank *rank);
 int dpusim_rank_claim(struct dpusim_rank *rank);
 void dpusim_rank_release(struct dpusim_rank *rank);
 struct dpusim_rank *dpusim_rank_create(u32 index,
 				       const struct dpusim_geometry *geo,
 				       dev_t devt);
 void dpusim_rank_destroy(struct dpusim_rank *rank);
+
+/* xfer.c */
+
+/* Walks a DPU's blocks, cut so that at most a given total is produced. */
+struct dpusim_walk {
+	const struct dpusim_block *blk;
+	const struct dpusim_block *end;
+	u64 left;
+};
+
+void dpusim_walk_init(struct dpusim_walk *w, const struct dpusim_block *blocks,
+		      u32 nr_blocks, u64 limit);
+bool dpusim_walk_next(struct dpusim_walk *w, u64 *addr, u64 *len);
+unsigned long dpusim_span_pages(u64 addr, u64 len);
+int dpusim_xfer_check(const struct dpusim_rank *rank,
+		      const struct dpusim_xfer *x,
+		      const struct dpusim_xfer_dpu *dpus,
+		      const struct dpusim_block *blocks);
+int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
+		    const struct dpusim_xfer_dpu *dpus,
+		    const struct dpusim_block *blocks);
+int dpusim_xfer_user(struct dpusim_rank *rank, const struct dpusim_xfer *x);
 
 /* ioctl.c */
 long dpusim_ioctl_dispatch(struct dpusim_rank *rank, unsigned int cmd,

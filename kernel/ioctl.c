@@ -52,8 +52,14 @@ static int dpusim_rank_info(struct dpusim_ucmd *ucmd)
 	return dpusim_ucmd_respond(ucmd, sizeof(*info));
 }
 
+static int dpusim_xfer_ioctl(struct dpusim_ucmd *ucmd)
+{
+	return dpusim_xfer_user(ucmd->rank, ucmd->cmd);
+}
+
 union dpusim_ucmd_buffer {
 	struct dpusim_rank_info info;
+	struct dpusim_xfer xfer;
 };
 
 struct dpusim_ioctl_op {
@@ -76,6 +82,7 @@ struct dpusim_ioctl_op {
 static const struct dpusim_ioctl_op dpusim_ioctl_ops[] = {
 	IOCTL_OP(RANK_INFO, dpusim_rank_info, struct dpusim_rank_info,
 		 mram_size),
+	IOCTL_OP(XFER, dpusim_xfer_ioctl, struct dpusim_xfer, blocks),
 };
 
 /**

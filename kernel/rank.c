@@ -57,17 +57,85 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_geometry_check);
  * @rank: zeroed rank
  * @index: N of rankN
  * @geo: validated geometry
+ * @budget: where the rank's memory is charged
+ *
+ * Return: 0 or -ENOMEM.
  */
-void dpusim_rank_init(struct dpusim_rank *rank, u32 index,
-		      const struct dpusim_geometry *geo)
+int dpusim_rank_init(struct dpusim_rank *rank, u32 index,
+		     const struct dpusim_geometry *geo,
+		     struct dpusim_budget *budget)
 {
+	u32 i;
+
+	rank->dpus = kvcalloc(geo->nr_dpus, sizeof(*rank->dpus), GFP_KERNEL);
+	if (!rank->dpus)
+		return -ENOMEM;
 	rank->index = index;
 	rank->nr_dpus = geo->nr_dpus;
 	rank->mram_size = geo->mram_size;
 	rank->wram_size = geo->wram_size;
+	rank->budget = budget;
 	mutex_init(&rank->lock);
+	mutex_init(&rank->xfer_lock);
+	for (i = 0; i < rank->nr_dpus; i++) {
+		dpusim_mem_init(&rank->dpus[i].mem[DPUSIM_MRAM],
+				geo->mram_size, budget);
+		dpusim_mem_init(&rank->dpus[i].mem[DPUSIM_WRAM],
+				geo->wram_size, budget);
+	}
+	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_rank_init);
+
+/**
+ * dpusim_rank_free_memory - free every DPU's memory: it reads as zeros
+ * @rank: the rank, with no transfer running
+ */
+void dpusim_rank_free_memory(struct dpusim_rank *rank)
+{
+	u32 i;
+	int k;
+
+	for (i = 0; i < rank->nr_dpus; i++)
+		for (k = 0; k < DPUSIM_NR_MEMS; k++)
+			dpusim_mem_free(&rank->dpus[i].mem[k]);
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_rank_free_memory);
+
+/**
+ * dpusim_rank_fini - undo dpusim_rank_init()
+ * @rank: the rank
+ */
+void dpusim_rank_fini(struct dpusim_rank *rank)
+{
+	dpusim_rank_free_memory(rank);
+	kvfree(rank->dpus);
+	rank->dpus = NULL;
+	put_pid(rank->owner);
+	rank->owner = NULL;
+	mutex_destroy(&rank->xfer_lock);
+	mutex_destroy(&rank->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_rank_fini);
+
+/**
+ * dpusim_rank_resident_bytes - bytes of the rank's memory that are resident
+ * @rank: the rank
+ *
+ * Return: the sum over its DPUs, read without locking (a snapshot).
+ */
+u64 dpusim_rank_resident_bytes(struct dpusim_rank *rank)
+{
+	unsigned long pages = 0;
+	u32 i;
+	int k;
+
+	for (i = 0; i < rank->nr_dpus; i++)
+		for (k = 0; k < DPUSIM_NR_MEMS; k++)
+			pages += READ_ONCE(rank->dpus[i].mem[k].nr_pages);
+	return (u64)pages << PAGE_SHIFT;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_rank_resident_bytes);
 
 /**
  * dpusim_rank_claim - make the current process the rank's owner
@@ -90,9 +158,13 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_rank_claim);
 /**
  * dpusim_rank_release - drop ownership; the rank is free for the next open
  * @rank: the rank, owned by the caller
+ *
+ * The rank's memory is freed: the next owner finds it all zeros, and the
+ * pages go back to the budget.
  */
 void dpusim_rank_release(struct dpusim_rank *rank)
 {
+	dpusim_rank_free_memory(rank);
 	mutex_lock(&rank->lock);
 	put_pid(rank->owner);
 	rank->owner = NULL;
@@ -175,12 +247,41 @@ static ssize_t owner_pid_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(owner_pid);
 
+static ssize_t mram_resident_bytes_show(struct device *dev,
+					struct device_attribute *attr,
+					char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  dpusim_rank_resident_bytes(to_rank(dev)));
+}
+static DEVICE_ATTR_RO(mram_resident_bytes);
+
+/* Counters of successful DPUSIM_IOCTL_XFER calls and what they moved. */
+#define DPUSIM_STAT_ATTR(_attr, _field)					\
+static ssize_t _attr##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%lld\n",				\
+			  atomic64_read(&to_rank(dev)->stats._field));	\
+}									\
+static DEVICE_ATTR_RO(_attr)
+
+DPUSIM_STAT_ATTR(xfer_ioctls, ioctls);
+DPUSIM_STAT_ATTR(xfer_bytes_to_dpu, bytes_to_dpu);
+DPUSIM_STAT_ATTR(xfer_bytes_from_dpu, bytes_from_dpu);
+DPUSIM_STAT_ATTR(xfer_blocks, blocks);
+
 static struct attribute *dpusim_rank_attrs[] = {
 	&dev_attr_nr_dpus.attr,
 	&dev_attr_mram_size.attr,
 	&dev_attr_wram_size.attr,
 	&dev_attr_is_owned.attr,
 	&dev_attr_owner_pid.attr,
+	&dev_attr_mram_resident_bytes.attr,
+	&dev_attr_xfer_ioctls.attr,
+	&dev_attr_xfer_bytes_to_dpu.attr,
+	&dev_attr_xfer_bytes_from_dpu.attr,
+	&dev_attr_xfer_blocks.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(dpusim_rank);
@@ -189,7 +290,7 @@ static void dpusim_rank_dev_release(struct device *dev)
 {
 	struct dpusim_rank *rank = to_rank(dev);
 
-	mutex_destroy(&rank->lock);
+	dpusim_rank_fini(rank);
 	kfree(rank);
 }
 
@@ -212,7 +313,11 @@ struct dpusim_rank *dpusim_rank_create(u32 index,
 	if (!rank)
 		return ERR_PTR(-ENOMEM);
 
-	dpusim_rank_init(rank, index, geo);
+	ret = dpusim_rank_init(rank, index, geo, &dpusim_budget);
+	if (ret) {
+		kfree(rank);
+		return ERR_PTR(ret);
+	}
 	device_initialize(&rank->dev);
 	rank->dev.class = &dpusim_class;
 	rank->dev.devt = devt;

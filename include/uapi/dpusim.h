@@ -36,6 +36,7 @@
 
 enum {
 	DPUSIM_CMD_RANK_INFO = DPUSIM_CMD_BASE,
+	DPUSIM_CMD_XFER,
 };
 
 /**
@@ -61,5 +62,81 @@ struct dpusim_rank_info {
 };
 
 #define DPUSIM_IOCTL_RANK_INFO	_IO(DPUSIM_TYPE, DPUSIM_CMD_RANK_INFO)
+
+/**
+ * struct dpusim_block - one host block of a transfer
+ * @addr: user address of the block
+ * @length: bytes in the block (0 is allowed and moves nothing)
+ */
+struct dpusim_block {
+	__aligned_u64 addr;
+	__aligned_u64 length;
+};
+
+/**
+ * struct dpusim_xfer_dpu - the blocks of one DPU
+ * @dpu: index of the DPU in the rank; each DPU at most once per transfer
+ * @nr_blocks: how many of dpusim_xfer::blocks belong to this DPU; the
+ *             blocks of dpus[0] come first, then those of dpus[1], ...
+ */
+struct dpusim_xfer_dpu {
+	__u32 dpu;
+	__u32 nr_blocks;
+};
+
+/* dpusim_xfer::flags */
+enum {
+	/* MRAM to host blocks (scatter); without it, host blocks to MRAM */
+	DPUSIM_XFER_FROM_DPU = 1 << 0,
+	/*
+	 * A DPU's blocks may add up to less or more than @length: to the DPU,
+	 * the rest of the @length bytes of MRAM is filled with zeros; from the
+	 * DPU, only the bytes the blocks hold are written; bytes past @length
+	 * are never moved.  Without the flag the sum must equal @length.
+	 */
+	DPUSIM_XFER_NO_LENGTH_CHECK = 1 << 1,
+	/* The memory is the DPU's WRAM instead of its MRAM */
+	DPUSIM_XFER_WRAM = 1 << 2,
+};
+
+/* Limits of one DPUSIM_IOCTL_XFER (E2BIG above them) */
+#define DPUSIM_XFER_MAX_BLOCKS	(1U << 20)	/* blocks in one call */
+#define DPUSIM_XFER_MAX_BYTES	(1ULL << 30)	/* bytes moved in one call */
+
+/**
+ * struct dpusim_xfer - DPUSIM_IOCTL_XFER
+ * @size: sizeof(struct dpusim_xfer)
+ * @flags: DPUSIM_XFER_*
+ * @offset: byte offset in each DPU's memory; a multiple of 8
+ * @length: bytes of memory per DPU; a multiple of 8
+ * @nr_dpus: entries in @dpus, at most the rank's DPU count
+ * @nr_blocks: entries in @blocks, the sum of dpus[].nr_blocks
+ * @dpus: user pointer to struct dpusim_xfer_dpu[@nr_dpus]
+ * @blocks: user pointer to struct dpusim_block[@nr_blocks]
+ *
+ * Moves data between host blocks and the memory of several DPUs of the
+ * rank in one call.  The whole descriptor is checked, every block's user
+ * pages are pinned and every memory page the call writes is allocated
+ * before a byte moves: a call that fails changes nothing.  Errors:
+ * EINVAL (unknown flag, unaligned offset/length, DPU index out of the rank
+ * or repeated, block counts that do not add up, a DPU's block lengths not
+ * adding up to @length without DPUSIM_XFER_NO_LENGTH_CHECK), E2BIG (more
+ * DPUs than the rank has, over DPUSIM_XFER_MAX_BLOCKS or
+ * DPUSIM_XFER_MAX_BYTES), EOVERFLOW (@offset + @length past the memory),
+ * EFAULT (a bad descriptor or block address), ENOSPC (the module's
+ * resident-memory budget, parameter mram_budget, would be exceeded).
+ */
+struct dpusim_xfer {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 offset;
+	__aligned_u64 length;
+	__u32 nr_dpus;
+	__u32 nr_blocks;
+	__aligned_u64 dpus;
+	__aligned_u64 blocks;
+};
+
+#define DPUSIM_IOCTL_XFER	_IO(DPUSIM_TYPE, DPUSIM_CMD_XFER)
 
 #endif /* _UAPI_DPUSIM_H */

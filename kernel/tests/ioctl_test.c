@@ -21,6 +21,8 @@ static const struct dpusim_geometry test_geo = {
 	.wram_size = 8192,
 };
 
+static struct dpusim_budget test_budget = { .limit = SZ_1M };
+
 static int dpusim_ioctl_test_init(struct kunit *test)
 {
 	struct dpusim_ioctl_test *t;
@@ -28,15 +30,24 @@ static int dpusim_ioctl_test_init(struct kunit *test)
 
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	dpusim_rank_init(&t->rank, 2, &test_geo);
+	KUNIT_ASSERT_EQ(test, dpusim_rank_init(&t->rank, 2, &test_geo,
+					       &test_budget), 0);
+	test->priv = t;
 
 	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
 			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
 	KUNIT_ASSERT_NE_MSG(test, addr, 0, "no user memory for the test");
 	KUNIT_ASSERT_LT(test, addr, (unsigned long)TASK_SIZE);
 	t->umem = (u8 __user *)addr;
-	test->priv = t;
 	return 0;
+}
+
+static void dpusim_ioctl_test_exit(struct kunit *test)
+{
+	struct dpusim_ioctl_test *t = test->priv;
+
+	if (t)			/* NULL if init failed */
+		dpusim_rank_fini(&t->rank);
 }
 
 struct info_case {
@@ -149,6 +160,7 @@ static struct kunit_case dpusim_ioctl_cases[] = {
 static struct kunit_suite dpusim_ioctl_suite = {
 	.name = "dpusim_ioctl",
 	.init = dpusim_ioctl_test_init,
+	.exit = dpusim_ioctl_test_exit,
 	.test_cases = dpusim_ioctl_cases,
 };
 

@@ -66,15 +66,24 @@ static const struct dpusim_geometry test_geo = {
 	.wram_size = 4096,
 };
 
+static struct dpusim_budget test_budget = { .limit = SZ_1M };
+
 static int dpusim_owner_init(struct kunit *test)
 {
 	struct dpusim_rank *rank;
 
 	rank = kunit_kzalloc(test, sizeof(*rank), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, rank);
-	dpusim_rank_init(rank, 3, &test_geo);
+	KUNIT_ASSERT_EQ(test, dpusim_rank_init(rank, 3, &test_geo,
+					       &test_budget), 0);
 	test->priv = rank;
 	return 0;
+}
+
+static void dpusim_owner_exit(struct kunit *test)
+{
+	if (test->priv)		/* NULL if init failed */
+		dpusim_rank_fini(test->priv);
 }
 
 static void dpusim_owner_init_geometry(struct kunit *test)
@@ -87,6 +96,7 @@ static void dpusim_owner_init_geometry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rank->wram_size, 4096);
 	KUNIT_EXPECT_FALSE(test, test_bit(DPUSIM_RANK_OWNED, &rank->flags));
 	KUNIT_EXPECT_NULL(test, rank->owner);
+	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(rank), 0);
 }
 
 static void dpusim_owner_second_claim_busy(struct kunit *test)
@@ -124,6 +134,7 @@ static struct kunit_case dpusim_owner_cases[] = {
 static struct kunit_suite dpusim_owner_suite = {
 	.name = "dpusim_owner",
 	.init = dpusim_owner_init,
+	.exit = dpusim_owner_exit,
 	.test_cases = dpusim_owner_cases,
 };
 

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The simulated memory of one DPU (its MRAM, and its WRAM): sparse and
+ * page based.  A page is allocated the first time something is written to
+ * it; a page never written reads as zeros.  Every resident page is charged
+ * to a budget (the module's: parameter mram_budget), so that simulated
+ * gigabytes cost only what is really written.
+ *
+ * The pages live in an xarray indexed by page number, so that a later
+ * fault handler can map the very pages the transfer engine copies into.
+ * Callers serialise writers (the rank's xfer_lock); lookups are RCU-safe.
+ */
+#include <kunit/visibility.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+
+#include "dpusim.h"
+
+struct dpusim_budget dpusim_budget = {
+	.pages = ATOMIC_LONG_INIT(0),
+	.limit = 1UL << 30,
+};
+module_param_named(mram_budget, dpusim_budget.limit, ulong, 0644);
+MODULE_PARM_DESC(mram_budget,
+		 "Bytes of simulated memory (all ranks) that may be resident (default 1 GiB)");
+
+/**
+ * dpusim_budget_charge - reserve @nr pages of the budget
+ * @b: the budget
+ * @nr: pages
+ *
+ * Return: 0, or -ENOSPC (and nothing reserved) if the limit would be passed.
+ */
+int dpusim_budget_charge(struct dpusim_budget *b, unsigned long nr)
+{
+	unsigned long limit = READ_ONCE(b->limit) >> PAGE_SHIFT;
+
+	if (!nr)
+		return 0;
+	if (atomic_long_add_return(nr, &b->pages) > limit) {
+		atomic_long_sub(nr, &b->pages);
+		return -ENOSPC;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_budget_charge);
+
+void dpusim_budget_uncharge(struct dpusim_budget *b, unsigned long nr)
+{
+	atomic_long_sub(nr, &b->pages);
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_budget_uncharge);
+
+void dpusim_mem_init(struct dpusim_mem *mem, u64 size, struct dpusim_budget *b)
+{
+	xa_init(&mem->pages);
+	mem->size = size;
+	mem->nr_pages = 0;
+	mem->budget = b;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_init);
+
+/**
+ * dpusim_mem_free - free every resident page and return it to the budget
+ * @mem: the memory; it reads as zeros afterwards
+ */
+void dpusim_mem_free(struct dpusim_mem *mem)
+{
+	struct page *page;
+	unsigned long idx;
+
+	xa_for_each(&mem->pages, idx, page)
+		__free_page(page);
+	xa_destroy(&mem->pages);
+	dpusim_budget_uncharge(mem->budget, mem->nr_pages);
+	WRITE_ONCE(mem->nr_pages, 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_free);
+
+static pgoff_t dpusim_first_page(u64 off)
+{
+	return off >> PAGE_SHIFT;
+}
+
+static pgoff_t dpusim_end_page(u64 off, u64 len)
+{
+	return (off + len + PAGE_SIZE - 1) >> PAGE_SHIFT;
+}
+
+/**
+ * dpusim_mem_missing - pages of [@off, @off + @len) not yet resident
+ * @mem: the memory
+ * @off: byte offset, @off + @len within the memory
+ * @len: bytes
+ *
+ * Return: the number of pages a write of the range would allocate.
+ */
+unsigned long dpusim_mem_missing(struct dpusim_mem *mem, u64 off, u64 len)
+{
+	pgoff_t idx, end = dpusim_end_page(off, len);
+	unsigned long missing = 0;
+
+	if (!len)
+		return 0;
+	for (idx = dpusim_first_page(off); idx < end; idx++)
+		if (!xa_load(&mem->pages, idx))
+			missing++;
+	return missing;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_missing);
+
+/**
+ * dpusim_mem_populate - allocate the missing pages of a range
+ * @mem: the memory
+ * @off: byte offset
+ * @len: bytes
+ * @undo: records each page inserted, for dpusim_mem_undo(); its @cap must
+ *        cover the pages dpusim_mem_missing() counted
+ *
+ * The pages must have been charged to the budget by the caller.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int dpusim_mem_populate(struct dpusim_mem *mem, u64 off, u64 len,
+			struct dpusim_mem_undo *undo)
+{
+	pgoff_t idx, end = dpusim_end_page(off, len);
+	struct page *page;
+	int ret;
+
+	if (!len)
+		return 0;
+	for (idx = dpusim_first_page(off); idx < end; idx++) {
+		if (xa_load(&mem->pages, idx))
+			continue;
+		if (WARN_ON_ONCE(undo->nr >= undo->cap))
+			return -EINVAL;
+		page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!page)
+			return -ENOMEM;
+		ret = xa_insert(&mem->pages, idx, page, GFP_KERNEL_ACCOUNT);
+		if (ret) {
+			__free_page(page);
+			return ret;
+		}
+		undo->entries[undo->nr].mem = mem;
+		undo->entries[undo->nr].idx = idx;
+		undo->nr++;
+		WRITE_ONCE(mem->nr_pages, mem->nr_pages + 1);
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_populate);
+
+/**
+ * dpusim_mem_undo - remove the pages a failed call inserted
+ * @undo: the record filled by dpusim_mem_populate()
+ *
+ * The pages go back to being holes.  Their budget charge stays with the
+ * caller, who charged it.
+ */
+void dpusim_mem_undo(struct dpusim_mem_undo *undo)
+{
+	struct page *page;
+
+	while (undo->nr) {
+		undo->nr--;
+		page = xa_erase(&undo->entries[undo->nr].mem->pages,
+				undo->entries[undo->nr].idx);
+		__free_page(page);
+		WRITE_ONCE(undo->entries[undo->nr].mem->nr_pages,
+			   undo->entries[undo->nr].mem->nr_pages - 1);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_undo);
+
+/**
+ * dpusim_mem_zero - write zeros to [@off, @off + @len)
+ * @mem: the memory
+ * @off: byte offset
+ * @len: bytes
+ *
+ * Holes already read as zeros and stay holes: nothing is allocated.
+ */
+void dpusim_mem_zero(struct dpusim_mem *mem, u64 off, u64 len)
+{
+	struct page *page;
+	size_t n;
+
+	while (len) {
+		n = min_t(u64, len, PAGE_SIZE - offset_in_page(off));
+		page = xa_load(&mem->pages, off >> PAGE_SHIFT);
+		if (page)
+			memzero_page(page, offset_in_page(off), n);
+		off += n;
+		len -= n;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_zero);
+
+/**
+ * dpusim_mem_copy_page - move up to one page between a mapped buffer and
+ * the memory
+ * @mem: the memory
+ * @off: byte offset in @mem
+ * @buf: kernel address of the other side
+ * @len: bytes; [@off, @off + @len) must not cross a page of @mem
+ * @to_mem: direction; writing needs the page populated
+ */
+void dpusim_mem_copy_page(struct dpusim_mem *mem, u64 off, void *buf,
+			  size_t len, bool to_mem)
+{
+	struct page *page = xa_load(&mem->pages, off >> PAGE_SHIFT);
+	void *m;
+
+	if (!page) {
+		if (!WARN_ON_ONCE(to_mem))
+			memset(buf, 0, len);
+		return;
+	}
+	m = kmap_local_page(page);
+	if (to_mem)
+		memcpy(m + offset_in_page(off), buf, len);
+	else
+		memcpy(buf, m + offset_in_page(off), len);
+	kunmap_local(m);
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_copy_page);

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for the sparse memory store: holes, page boundaries, the
+ * budget, undo.
+ */
+#include <kunit/test.h>
+#include <linux/mm.h>
+
+#include "../dpusim.h"
+
+#define MEM_SIZE (16 * PAGE_SIZE)
+
+struct mram_test {
+	struct dpusim_budget budget;
+	struct dpusim_mem mem;
+	struct dpusim_mem_undo undo;
+	u8 buf[2 * PAGE_SIZE];
+};
+
+static int mram_test_init(struct kunit *test)
+{
+	struct mram_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->budget.limit = 8 * PAGE_SIZE;
+	dpusim_mem_init(&t->mem, MEM_SIZE, &t->budget);
+	t->undo.cap = 16;
+	t->undo.entries = kunit_kcalloc(test, t->undo.cap,
+					sizeof(*t->undo.entries), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->undo.entries);
+	test->priv = t;
+	return 0;
+}
+
+static void mram_test_exit(struct kunit *test)
+{
+	struct mram_test *t = test->priv;
+
+	if (!t)
+		return;
+	dpusim_mem_free(&t->mem);
+	/* Every charge was returned. */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 0);
+}
+
+/* Copy [off, off + len) of the memory through the page-sized primitive. */
+static void mem_rw(struct dpusim_mem *mem, u64 off, u8 *buf, size_t len,
+		   bool to_mem)
+{
+	size_t n;
+
+	while (len) {
+		n = min_t(size_t, len, PAGE_SIZE - offset_in_page(off));
+		dpusim_mem_copy_page(mem, off, buf, n, to_mem);
+		off += n;
+		buf += n;
+		len -= n;
+	}
+}
+
+/* Write through populate, as the transfer engine does; charges pages. */
+static void mem_write(struct kunit *test, struct mram_test *t, u64 off,
+		      u8 *buf, size_t len)
+{
+	unsigned long missing = dpusim_mem_missing(&t->mem, off, len);
+
+	KUNIT_ASSERT_EQ(test, dpusim_budget_charge(&t->budget, missing), 0);
+	KUNIT_ASSERT_EQ(test, dpusim_mem_populate(&t->mem, off, len, &t->undo),
+			0);
+	t->undo.nr = 0;
+	mem_rw(&t->mem, off, buf, len, true);
+}
+
+static void mram_hole_reads_zero(struct kunit *test)
+{
+	struct mram_test *t = test->priv;
+
+	memset(t->buf, 0xaa, sizeof(t->buf));
+	mem_rw(&t->mem, PAGE_SIZE - 24, t->buf, PAGE_SIZE, false);
+	KUNIT_EXPECT_NULL(test, memchr_inv(t->buf, 0, PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, t->buf[PAGE_SIZE], 0xaa);
+	/* Reading allocates nothing. */
+	KUNIT_EXPECT_EQ(test, t->mem.nr_pages, 0);
+}
+
+struct span_case {
+	const char *name;
+	u64 off, len;
+	unsigned long pages;
+};
+
+static const struct span_case span_cases[] = {
+	{ "empty", 0, 0, 0 },
+	{ "one byte", 5, 1, 1 },
+	{ "first page exactly", 0, PAGE_SIZE, 1 },
+	{ "second page exactly", PAGE_SIZE, PAGE_SIZE, 1 },
+	{ "straddles a boundary", PAGE_SIZE - 8, 16, 2 },
+	{ "ends on a boundary", 8, PAGE_SIZE - 8, 1 },
+	{ "three pages", PAGE_SIZE - 8, PAGE_SIZE + 16, 3 },
+	{ "whole memory", 0, MEM_SIZE, 16 },
+	{ "last byte", MEM_SIZE - 1, 1, 1 },
+};
+
+static void span_case_desc(const struct span_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(span, span_cases, span_case_desc);
+
+static void mram_missing_and_populate(struct kunit *test)
+{
+	const struct span_case *c = test->param_value;
+	struct mram_test *t = test->priv;
+
+	t->budget.limit = MEM_SIZE;
+	KUNIT_EXPECT_EQ(test, dpusim_mem_missing(&t->mem, c->off, c->len),
+			c->pages);
+	KUNIT_ASSERT_EQ(test, dpusim_budget_charge(&t->budget, c->pages), 0);
+	KUNIT_ASSERT_EQ(test, dpusim_mem_populate(&t->mem, c->off, c->len,
+						  &t->undo), 0);
+	KUNIT_EXPECT_EQ(test, t->undo.nr, c->pages);
+	KUNIT_EXPECT_EQ(test, t->mem.nr_pages, c->pages);
+	/* Populated now: nothing is missing any more. */
+	KUNIT_EXPECT_EQ(test, dpusim_mem_missing(&t->mem, c->off, c->len), 0);
+}
+
+static void mram_round_trip_across_pages(struct kunit *test)
+{
+	struct mram_test *t = test->priv;
+	u8 *out = kunit_kzalloc(test, PAGE_SIZE + 100, GFP_KERNEL);
+	size_t i;
+
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	for (i = 0; i < PAGE_SIZE + 100; i++)
+		t->buf[i] = i * 7 + 1;
+	mem_write(test, t, 3 * PAGE_SIZE - 40, t->buf, PAGE_SIZE + 100);
+	KUNIT_EXPECT_EQ(test, t->mem.nr_pages, 3);
+	mem_rw(&t->mem, 3 * PAGE_SIZE - 40, out, PAGE_SIZE + 100, false);
+	KUNIT_EXPECT_EQ(test, memcmp(out, t->buf, PAGE_SIZE + 100), 0);
+	/* The rest of the populated pages is still zero. */
+	mem_rw(&t->mem, 2 * PAGE_SIZE, out, PAGE_SIZE - 40, false);
+	KUNIT_EXPECT_NULL(test, memchr_inv(out, 0, PAGE_SIZE - 40));
+}
+
+static void mram_budget_enospc(struct kunit *test)
+{
+	struct mram_test *t = test->priv;
+
+	KUNIT_EXPECT_EQ(test, dpusim_budget_charge(&t->budget, 8), 0);
+	KUNIT_EXPECT_EQ(test, dpusim_budget_charge(&t->budget, 1), -ENOSPC);
+	/* A refused charge takes nothing. */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 8);
+	dpusim_budget_uncharge(&t->budget, 8);
+	KUNIT_EXPECT_EQ(test, dpusim_budget_charge(&t->budget, 9), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 0);
+	KUNIT_EXPECT_EQ(test, dpusim_budget_charge(&t->budget, 0), 0);
+}
+
+static void mram_budget_follows_limit(struct kunit *test)
+{
+	struct mram_test *t = test->priv;
+
+	t->budget.limit = 0;
+	KUNIT_EXPECT_EQ(test, dpusim_budget_charge(&t->budget, 1), -ENOSPC);
+	t->budget.limit = PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, dpusim_budget_charge(&t->budget, 1), 0);
+	dpusim_budget_uncharge(&t->budget, 1);
+}
+
+static void mram_undo_removes_only_new_pages(struct kunit *test)
+{
+	struct mram_test *t = test->priv;
+
+	memset(t->buf, 0x5a, 8);
+	mem_write(test, t, PAGE_SIZE, t->buf, 8);
+	KUNIT_ASSERT_EQ(test, t->mem.nr_pages, 1);
+
+	KUNIT_ASSERT_EQ(test, dpusim_budget_charge(&t->budget, 2), 0);
+	KUNIT_ASSERT_EQ(test, dpusim_mem_populate(&t->mem, 0, 3 * PAGE_SIZE,
+						  &t->undo), 0);
+	KUNIT_EXPECT_EQ(test, t->undo.nr, 2);
+	KUNIT_EXPECT_EQ(test, t->mem.nr_pages, 3);
+	dpusim_mem_undo(&t->undo);
+	dpusim_budget_uncharge(&t->budget, 2);
+	KUNIT_EXPECT_EQ(test, t->undo.nr, 0);
+	KUNIT_EXPECT_EQ(test, t->mem.nr_pages, 1);
+	KUNIT_EXPECT_EQ(test, dpusim_mem_missing(&t->mem, 0, 3 * PAGE_SIZE), 2);
+	/* The page that was there keeps its data. */
+	mem_rw(&t->mem, PAGE_SIZE, t->buf + 8, 8, false);
+	KUNIT_EXPECT_EQ(test, memcmp(t->buf, t->buf + 8, 8), 0);
+}
+
+static void mram_zero_keeps_holes(struct kunit *test)
+{
+	struct mram_test *t = test->priv;
+
+	memset(t->buf, 0xff, PAGE_SIZE);
+	mem_write(test, t, 0, t->buf, PAGE_SIZE);
+	dpusim_mem_zero(&t->mem, 64, 4 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, t->mem.nr_pages, 1);
+	mem_rw(&t->mem, 0, t->buf, PAGE_SIZE, false);
+	KUNIT_EXPECT_NULL(test, memchr_inv(t->buf, 0xff, 64));
+	KUNIT_EXPECT_NULL(test, memchr_inv(t->buf + 64, 0, PAGE_SIZE - 64));
+}
+
+static void mram_free_returns_budget(struct kunit *test)
+{
+	struct mram_test *t = test->priv;
+
+	memset(t->buf, 1, sizeof(t->buf));
+	mem_write(test, t, 0, t->buf, sizeof(t->buf));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 2);
+	dpusim_mem_free(&t->mem);
+	KUNIT_EXPECT_EQ(test, t->mem.nr_pages, 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 0);
+	mem_rw(&t->mem, 0, t->buf, PAGE_SIZE, false);
+	KUNIT_EXPECT_NULL(test, memchr_inv(t->buf, 0, PAGE_SIZE));
+}
+
+static struct kunit_case mram_cases[] = {
+	KUNIT_CASE(mram_hole_reads_zero),
+	KUNIT_CASE_PARAM(mram_missing_and_populate, span_gen_params),
+	KUNIT_CASE(mram_round_trip_across_pages),
+	KUNIT_CASE(mram_budget_enospc),
+	KUNIT_CASE(mram_budget_follows_limit),
+	KUNIT_CASE(mram_undo_removes_only_new_pages),
+	KUNIT_CASE(mram_zero_keeps_holes),
+	KUNIT_CASE(mram_free_returns_budget),
+	{}
+};
+
+static struct kunit_suite mram_suite = {
+	.name = "dpusim_mram",
+	.init = mram_test_init,
+	.exit = mram_test_exit,
+	.test_cases = mram_cases,
+};
+
+kunit_test_suite(mram_suite);

@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suites for the transfer engine: the block walker, descriptor
+ * validation, and whole transfers (padding, truncation, all-or-nothing)
+ * against real user memory (kunit_vm_mmap).
+ */
+#include <kunit/test.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/uaccess.h>
+
+#include "../dpusim.h"
+
+/* ------------------------------------------------------------ walker */
+
+struct walk_case {
+	const char *name;
+	struct dpusim_block blocks[4];
+	u32 nr_blocks;
+	u64 limit;
+	struct dpusim_block pieces[4];
+	u32 nr_pieces;
+};
+
+static const struct walk_case walk_cases[] = {
+	{ "no blocks", {}, 0, 100, {}, 0 },
+	{ "all fit", { { 0x1000, 10 }, { 0x3000, 20 } }, 2, 100,
+	  { { 0x1000, 10 }, { 0x3000, 20 } }, 2 },
+	{ "empty block skipped", { { 0x1000, 10 }, { 0x2000, 0 }, { 0x3000, 20 } },
+	  3, 100, { { 0x1000, 10 }, { 0x3000, 20 } }, 2 },
+	{ "cut inside a block", { { 0x1000, 10 }, { 0x3000, 20 } }, 2, 15,
+	  { { 0x1000, 10 }, { 0x3000, 5 } }, 2 },
+	{ "cut at a block end", { { 0x1000, 10 }, { 0x3000, 20 } }, 2, 10,
+	  { { 0x1000, 10 } }, 1 },
+	{ "limit zero", { { 0x1000, 10 } }, 1, 0, {}, 0 },
+	{ "only empty blocks", { { 0x1000, 0 }, { 0x2000, 0 } }, 2, 8, {}, 0 },
+	{ "huge block cut", { { 0x1000, U64_MAX - 0x1000 } }, 1, 64,
+	  { { 0x1000, 64 } }, 1 },
+};
+
+static void walk_case_desc(const struct walk_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(walk, walk_cases, walk_case_desc);
+
+static void dpusim_walk_test(struct kunit *test)
+{
+	const struct walk_case *c = test->param_value;
+	struct dpusim_walk w;
+	u64 addr, len;
+	u32 n = 0;
+
+	dpusim_walk_init(&w, c->blocks, c->nr_blocks, c->limit);
+	while (dpusim_walk_next(&w, &addr, &len)) {
+		KUNIT_ASSERT_LT(test, n, c->nr_pieces);
+		KUNIT_EXPECT_EQ(test, addr, c->pieces[n].addr);
+		KUNIT_EXPECT_EQ(test, len, c->pieces[n].length);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, c->nr_pieces);
+	/* An exhausted walk stays exhausted. */
+	KUNIT_EXPECT_FALSE(test, dpusim_walk_next(&w, &addr, &len));
+}
+
+static void dpusim_span_pages_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, dpusim_span_pages(0x1000, 0), 0);
+	KUNIT_EXPECT_EQ(test, dpusim_span_pages(0x1000, 1), 1);
+	KUNIT_EXPECT_EQ(test, dpusim_span_pages(0x1000, PAGE_SIZE), 1);
+	KUNIT_EXPECT_EQ(test, dpusim_span_pages(0x1001, PAGE_SIZE), 2);
+	KUNIT_EXPECT_EQ(test, dpusim_span_pages(0x1fff, 2), 2);
+	KUNIT_EXPECT_EQ(test, dpusim_span_pages(0x1fff, PAGE_SIZE + 2), 3);
+}
+
+static struct kunit_case walk_test_cases[] = {
+	KUNIT_CASE_PARAM(dpusim_walk_test, walk_gen_params),
+	KUNIT_CASE(dpusim_span_pages_test),
+	{}
+};
+
+static struct kunit_suite walk_suite = {
+	.name = "dpusim_block_walk",
+	.test_cases = walk_test_cases,
+};
+
+/* ------------------------------------------------------------ check */
+
+static const struct dpusim_geometry check_geo = {
+	.nr_ranks = 1,
+	.nr_dpus = 4,
+	.mram_size = SZ_1G,
+	.wram_size = SZ_4K,
+};
+
+struct check_case {
+	const char *name;
+	struct dpusim_xfer x;
+	struct dpusim_xfer_dpu dpus[3];
+	struct dpusim_block blocks[4];
+	int expected;
+};
+
+#define XF(_flags, _off, _len, _nd, _nb) \
+	{ .flags = (_flags), .offset = (_off), .length = (_len), \
+	  .nr_dpus = (_nd), .nr_blocks = (_nb) }
+#define B(_a, _l) { .addr = (_a), .length = (_l) }
+#define NLC DPUSIM_XFER_NO_LENGTH_CHECK
+
+static const struct check_case check_cases[] = {
+	{ "valid, two DPUs", XF(0, 0, 64, 2, 3), { { 0, 2 }, { 3, 1 } },
+	  { B(0x1000, 32), B(0x2000, 32), B(0x3000, 64) }, 0 },
+	{ "no DPUs", XF(0, 0, 64, 0, 0), {}, {}, 0 },
+	{ "unknown flag", XF(1 << 3, 0, 8, 1, 1), { { 0, 1 } },
+	  { B(0x1000, 8) }, -EINVAL },
+	{ "high flag", XF(1U << 31, 0, 8, 1, 1), { { 0, 1 } },
+	  { B(0x1000, 8) }, -EINVAL },
+	{ "unaligned offset", XF(0, 4, 8, 1, 1), { { 0, 1 } },
+	  { B(0x1000, 8) }, -EINVAL },
+	{ "unaligned length", XF(0, 0, 12, 1, 1), { { 0, 1 } },
+	  { B(0x1000, 12) }, -EINVAL },
+	{ "more DPUs than the rank", XF(0, 0, 8, 5, 0), {}, {}, -E2BIG },
+	{ "too many blocks", XF(0, 0, 8, 1, DPUSIM_XFER_MAX_BLOCKS + 1), {},
+	  {}, -E2BIG },
+	{ "past the end of MRAM", XF(0, SZ_1G - 8, 16, 1, 1), { { 0, 1 } },
+	  { B(0x1000, 16) }, -EOVERFLOW },
+	{ "ends at the end of MRAM", XF(0, SZ_1G - 16, 16, 1, 1), { { 0, 1 } },
+	  { B(0x1000, 16) }, 0 },
+	{ "offset + length wraps", XF(0, U64_MAX - 7, 16, 1, 1), { { 0, 1 } },
+	  { B(0x1000, 16) }, -EOVERFLOW },
+	{ "past the end of WRAM", XF(DPUSIM_XFER_WRAM, SZ_4K - 8, 16, 1, 1),
+	  { { 0, 1 } }, { B(0x1000, 16) }, -EOVERFLOW },
+	{ "within WRAM", XF(DPUSIM_XFER_WRAM, SZ_4K - 16, 16, 1, 1),
+	  { { 0, 1 } }, { B(0x1000, 16) }, 0 },
+	{ "DPU index out of the rank", XF(0, 0, 8, 1, 1), { { 4, 1 } },
+	  { B(0x1000, 8) }, -EINVAL },
+	{ "DPU twice", XF(0, 0, 8, 2, 2), { { 1, 1 }, { 1, 1 } },
+	  { B(0x1000, 8), B(0x2000, 8) }, -EINVAL },
+	{ "DPU block counts exceed the list", XF(0, 0, 8, 2, 2),
+	  { { 0, 1 }, { 1, 2 } }, { B(0x1000, 8), B(0x2000, 8) }, -EINVAL },
+	{ "DPU block counts short of the list", XF(0, 0, 8, 1, 2),
+	  { { 0, 1 } }, { B(0x1000, 8), B(0x2000, 8) }, -EINVAL },
+	{ "blocks short of length", XF(0, 0, 64, 1, 1), { { 0, 1 } },
+	  { B(0x1000, 56) }, -EINVAL },
+	{ "blocks short, no length check", XF(NLC, 0, 64, 1, 1), { { 0, 1 } },
+	  { B(0x1000, 56) }, 0 },
+	{ "blocks past length", XF(0, 0, 64, 1, 2), { { 0, 2 } },
+	  { B(0x1000, 64), B(0x2000, 1) }, -EINVAL },
+	{ "blocks past length, no length check", XF(NLC, 0, 64, 1, 2),
+	  { { 0, 2 } }, { B(0x1000, 64), B(0x2000, 1) }, 0 },
+	{ "no blocks for a DPU", XF(0, 0, 8, 1, 0), { { 0, 0 } }, {}, -EINVAL },
+	{ "no blocks, no length check", XF(NLC, 0, 8, 1, 0), { { 0, 0 } }, {},
+	  0 },
+	{ "block address wraps", XF(NLC, 0, 8, 1, 1), { { 0, 1 } },
+	  { B(U64_MAX - 3, 8) }, -EFAULT },
+	{ "block lengths overflow", XF(NLC, 0, 8, 1, 2), { { 0, 2 } },
+	  { B(0x1000, U64_MAX / 2 + 1), B(0x1000, U64_MAX / 2 + 1) }, 0 },
+	{ "over the bytes per call", XF(0, 0, SZ_1G, 2, 2),
+	  { { 0, 1 }, { 1, 1 } }, { B(0x1000, SZ_1G), B(0x1000, SZ_1G) },
+	  -E2BIG },
+};
+
+static void check_case_desc(const struct check_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(check, check_cases, check_case_desc);
+
+static struct dpusim_budget check_budget = { .limit = SZ_1M };
+
+static void dpusim_xfer_check_test(struct kunit *test)
+{
+	const struct check_case *c = test->param_value;
+	struct dpusim_rank *rank = kunit_kzalloc(test, sizeof(*rank),
+						 GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rank);
+	KUNIT_ASSERT_EQ(test, dpusim_rank_init(rank, 0, &check_geo,
+					       &check_budget), 0);
+	KUNIT_EXPECT_EQ(test, dpusim_xfer_check(rank, &c->x, c->dpus,
+						c->blocks), c->expected);
+	dpusim_rank_fini(rank);
+}
+
+static struct kunit_case check_test_cases[] = {
+	KUNIT_CASE_PARAM(dpusim_xfer_check_test, check_gen_params),
+	{}
+};
+
+static struct kunit_suite check_suite = {
+	.name = "dpusim_xfer_check",
+	.test_cases = check_test_cases,
+};
+
+/* ------------------------------------------------------------ transfers */
+
+#define UMEM_PAGES 8
+
+static const struct dpusim_geometry run_geo = {
+	.nr_ranks = 1,
+	.nr_dpus = 4,
+	.mram_size = 16 * PAGE_SIZE,
+	.wram_size = SZ_4K,
+};
+
+struct xfer_test {
+	struct dpusim_budget budget;
+	struct dpusim_rank rank;
+	u8 __user *umem;
+	u8 *kbuf;
+};
+
+static int xfer_test_init(struct kunit *test)
+{
+	struct xfer_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	unsigned long addr;
+	size_t i;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->budget.limit = SZ_1M;
+	KUNIT_ASSERT_EQ(test, dpusim_rank_init(&t->rank, 0, &run_geo,
+					       &t->budget), 0);
+	test->priv = t;
+	addr = kunit_vm_mmap(test, NULL, 0, UMEM_PAGES * PAGE_SIZE,
+			     PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, addr, 0, "no user memory for the test");
+	t->umem = (u8 __user *)addr;
+	t->kbuf = kunit_kzalloc(test, UMEM_PAGES * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->kbuf);
+	/* A recognisable pattern in the first half, 0xee in the second. */
+	for (i = 0; i < UMEM_PAGES * PAGE_SIZE / 2; i++)
+		t->kbuf[i] = (i * 13 + 5) & 0xff;
+	memset(t->kbuf + UMEM_PAGES * PAGE_SIZE / 2, 0xee,
+	       UMEM_PAGES * PAGE_SIZE / 2);
+	KUNIT_ASSERT_EQ(test, copy_to_user(t->umem, t->kbuf,
+					   UMEM_PAGES * PAGE_SIZE), 0);
+	return 0;
+}
+
+static void xfer_test_exit(struct kunit *test)
+{
+	struct xfer_test *t = test->priv;
+
+	if (!t)
+		return;
+	dpusim_rank_fini(&t->rank);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 0);
+}
+
+static u64 uaddr(struct xfer_test *t, size_t off)
+{
+	return (u64)(uintptr_t)(t->umem + off);
+}
+
+/* Read [off, off + len) of a DPU's MRAM into @out. */
+static void mram_read(struct xfer_test *t, u32 dpu, u64 off, u8 *out,
+		      size_t len)
+{
+	struct dpusim_mem *mem = &t->rank.dpus[dpu].mem[DPUSIM_MRAM];
+	size_t n;
+
+	while (len) {
+		n = min_t(size_t, len, PAGE_SIZE - offset_in_page(off));
+		dpusim_mem_copy_page(mem, off, out, n, false);
+		off += n;
+		out += n;
+		len -= n;
+	}
+}
+
+static int run(struct xfer_test *t, u32 flags, u64 off, u64 len,
+	       const struct dpusim_xfer_dpu *dpus, u32 nr_dpus,
+	       const struct dpusim_block *blocks, u32 nr_blocks)
+{
+	struct dpusim_xfer x = {
+		.size = sizeof(x),
+		.flags = flags,
+		.offset = off,
+		.length = len,
+		.nr_dpus = nr_dpus,
+		.nr_blocks = nr_blocks,
+	};
+
+	return dpusim_xfer_run(&t->rank, &x, dpus, blocks);
+}
+
+static void xfer_gather_scatter_round_trip(struct kunit *test)
+{
+	struct xfer_test *t = test->priv;
+	/* DPU 1 gathers 3 blocks (one straddles a page), DPU 3 one. */
+	const struct dpusim_xfer_dpu dpus[] = { { 1, 3 }, { 3, 1 } };
+	const struct dpusim_block to[] = {
+		{ uaddr(t, 8), 1000 }, { uaddr(t, PAGE_SIZE - 100), 2000 },
+		{ uaddr(t, 3 * PAGE_SIZE), 1096 }, { uaddr(t, 40), 4096 },
+	};
+	const size_t back = 4 * PAGE_SIZE;	/* scatter into the 0xee half */
+	const struct dpusim_block from[] = {
+		{ uaddr(t, back), 3000 }, { uaddr(t, back + 5000), 1096 },
+		{ uaddr(t, back + 9000), 4096 },
+	};
+	const struct dpusim_xfer_dpu from_dpus[] = { { 1, 2 }, { 3, 1 } };
+	u8 *got = kunit_kzalloc(test, 4096, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_ASSERT_EQ(test, run(t, 0, PAGE_SIZE + 8, 4096, dpus, 2, to, 4), 0);
+
+	mram_read(t, 1, PAGE_SIZE + 8, got, 4096);
+	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf + 8, 1000), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(got + 1000, t->kbuf + PAGE_SIZE - 100,
+				     2000), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(got + 3000, t->kbuf + 3 * PAGE_SIZE,
+				     1096), 0);
+	mram_read(t, 3, PAGE_SIZE + 8, got, 4096);
+	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf + 40, 4096), 0);
+	/* Untouched DPUs stay empty. */
+	KUNIT_EXPECT_EQ(test, t->rank.dpus[0].mem[DPUSIM_MRAM].nr_pages, 0);
+	KUNIT_EXPECT_EQ(test, t->rank.dpus[2].mem[DPUSIM_MRAM].nr_pages, 0);
+
+	KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_FROM_DPU, PAGE_SIZE + 8, 4096,
+				  from_dpus, 2, from, 3), 0);
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, t->umem + back, 3000), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf + 8, 1000), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(got + 1000, t->kbuf + PAGE_SIZE - 100,
+				     2000), 0);
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, t->umem + back + 5000, 1096),
+			0);
+	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf + 3 * PAGE_SIZE, 1096), 0);
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, t->umem + back + 9000, 4096),
+			0);
+	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf + 40, 4096), 0);
+	/* The bytes between the host blocks were not written. */
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, t->umem + back + 3000, 2000),
+			0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(got, 0xee, 2000));
+
+	KUNIT_EXPECT_EQ(test, atomic64_read(&t->rank.stats.ioctls), 2);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&t->rank.stats.blocks), 7);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&t->rank.stats.bytes_to_dpu), 8192);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&t->rank.stats.bytes_from_dpu),
+			8192);
+}
+
+/* To the DPU, blocks shorter than length: the rest is zero-filled. */
+static void xfer_pad_to_dpu(struct kunit *test)
+{
+	struct xfer_test *t = test->priv;
+	const struct dpusim_xfer_dpu dpus[] = { { 0, 1 } };
+	const struct dpusim_block ones[] = { { uaddr(t, 4 * PAGE_SIZE), 256 } };
+	const struct dpusim_block some[] = { { uaddr(t, 0), 24 } };
+	u8 got[256];
+
+	/* Fill 256 bytes with 0xee first. */
+	KUNIT_ASSERT_EQ(test, run(t, 0, 0, 256, dpus, 1, ones, 1), 0);
+	KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_NO_LENGTH_CHECK, 0, 128, dpus,
+				  1, some, 1), 0);
+	mram_read(t, 0, 0, got, sizeof(got));
+	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf, 24), 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(got + 24, 0, 128 - 24));
+	KUNIT_EXPECT_NULL(test, memchr_inv(got + 128, 0xee, 128));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&t->rank.stats.bytes_to_dpu),
+			256 + 24);
+}
+
+/* Padding over a hole allocates nothing. */
+static void xfer_pad_hole_stays_hole(struct kunit *test)
+{
+	struct xfer_test *t = test->priv;
+	const struct dpusim_xfer_dpu dpus[] = { { 2, 1 } };
+	const struct dpusim_block b[] = { { uaddr(t, 0), 8 } };
+
+	KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_NO_LENGTH_CHECK, 0,
+				  4 * PAGE_SIZE, dpus, 1, b, 1), 0);
+	KUNIT_EXPECT_EQ(test, t->rank.dpus[2].mem[DPUSIM_MRAM].nr_pages, 1);
+}
+
+/* To the DPU, blocks longer than length: cut at length. */
+static void xfer_truncate_to_dpu(struct kunit *test)
+{
+	struct xfer_test *t = test->priv;
+	const struct dpusim_xfer_dpu dpus[] = { { 0, 2 } };
+	const struct dpusim_block b[] = { { uaddr(t, 0), 40 },
+					  { uaddr(t, 100), 60 } };
+	u8 got[128];
+
+	KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_NO_LENGTH_CHECK, 0, 64, dpus,
+				  1, b, 2), 0);
+	mram_read(t, 0, 0, got, sizeof(got));
+	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf, 40), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(got + 40, t->kbuf + 100, 24), 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(got + 64, 0, 64));
+}
+
+/* From the DPU: short blocks get the first bytes, long ones are cut. */
+static void xfer_from_dpu_short_and_long(struct kunit *test)
+{
+	struct xfer_test *t = test->priv;
+	const struct dpusim_xfer_dpu dpus[] = { { 0, 1 } };
+	const struct dpusim_block fill[] = { { uaddr(t, 0), 64 } };
+	const struct dpusim_block shrt[] = { { uaddr(t, 5 * PAGE_SIZE), 16 } };
+	const struct dpusim_block lng[] = { { uaddr(t, 6 * PAGE_SIZE), 100 } };
+	u8 got[100];
+
+	KUNIT_ASSERT_EQ(test, run(t, 0, 0, 64, dpus, 1, fill, 1), 0);
+	KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_FROM_DPU |
+				  DPUSIM_XFER_NO_LENGTH_CHECK, 0, 64, dpus, 1,
+				  shrt, 1), 0);
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, t->umem + 5 * PAGE_SIZE, 32),
+			0);
+	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf, 16), 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(got + 16, 0xee, 16));
+
+	KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_FROM_DPU |
+				  DPUSIM_XFER_NO_LENGTH_CHECK, 0, 64, dpus, 1,
+				  lng, 1), 0);
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, t->umem + 6 * PAGE_SIZE, 100),
+			0);
+	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf, 64), 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(got + 64, 0xee, 36));
+}
+
+static void xfer_holes_read_zero(struct kunit *test)
+{
+	struct xfer_test *t = test->priv;
+	const struct dpusim_xfer_dpu dpus[] = { { 3, 1 } };
+	const struct dpusim_block b[] = { { uaddr(t, 4 * PAGE_SIZE + 8),
+					    2 * PAGE_SIZE } };
+	u8 *got = kunit_kzalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_FROM_DPU, 8 * PAGE_SIZE,
+				  2 * PAGE_SIZE, dpus, 1, b, 1), 0);
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, t->umem + 4 * PAGE_SIZE + 8,
+					     2 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(got, 0, 2 * PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, t->rank.dpus[3].mem[DPUSIM_MRAM].nr_pages, 0);
+}
+
+/* A length mismatch on the last DPU: nothing written to any DPU. */
+static void xfer_length_mismatch_changes_nothing(struct kunit *test)
+{
+	struct xfer_test *t = test->priv;
+	const struct dpusim_xfer_dpu dpus[] = { { 0, 1 }, { 1, 1 } };
+	const struct dpusim_block b[] = { { uaddr(t, 0), 64 },
+					  { uaddr(t, 64), 56 } };
+
+	KUNIT_EXPECT_EQ(test, run(t, 0, 0, 64, dpus, 2, b, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&t->rank.stats.ioctls), 0);
+}
+
+/* A bad address in the second DPU's block: the first DPU is unchanged. */
+static void xfer_bad_address_changes_nothing(struct kunit *test)
+{
+	struct xfer_test *t = test->priv;
+	const struct dpusim_xfer_dpu dpus[] = { { 0, 1 }, { 1, 1 } };
+	const struct dpusim_block b[] = {
+		{ uaddr(t, 0), 64 },
+		{ uaddr(t, UMEM_PAGES * PAGE_SIZE - 32), 64 },	/* runs off */
+	};
+	const struct dpusim_block kernel_addr[] = {
+		{ uaddr(t, 0), 64 }, { (u64)(uintptr_t)t->kbuf, 64 },
+	};
+	u8 got[64];
+
+	KUNIT_EXPECT_EQ(test, run(t, 0, 0, 64, dpus, 2, b, 2), -EFAULT);
+	KUNIT_EXPECT_EQ(test, run(t, 0, 0, 64, dpus, 2, kernel_addr, 2),
+			-EFAULT);
+	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank), 0);
+
+	/* From the DPU: the first host block is not written either. */
+	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_FROM_DPU, 0, 64, dpus, 2, b,
+				  2), -EFAULT);
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, t->umem, 64), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf, 64), 0);
+}
+
+/* Over the budget: -ENOSPC, no page of any DPU allocated. */
+static void xfer_budget_enospc(struct kunit *test)
+{
+	struct xfer_test *t = test->priv;
+	const struct dpusim_xfer_dpu dpus[] = { { 0, 1 }, { 1, 1 } };
+	const struct dpusim_block b[] = { { uaddr(t, 0), PAGE_SIZE },
+					  { uaddr(t, PAGE_SIZE), PAGE_SIZE } };
+
+	t->budget.limit = PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, run(t, 0, 0, PAGE_SIZE, dpus, 2, b, 2), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 0);
+	/* One DPU fits. */
+	KUNIT_EXPECT_EQ(test, run(t, 0, 0, PAGE_SIZE, dpus, 1, b, 1), 0);
+	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank), PAGE_SIZE);
+	/* Overwriting resident pages needs no budget. */
+	KUNIT_EXPECT_EQ(test, run(t, 0, 0, PAGE_SIZE, dpus, 1, b + 1, 1), 0);
+}
+
+static void xfer_wram(struct kunit *test)
+{
+	struct xfer_test *t = test->priv;
+	const struct dpusim_xfer_dpu dpus[] = { { 2, 1 } };
+	const struct dpusim_block b[] = { { uaddr(t, 0), 64 } };
+
+	KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_WRAM, SZ_4K - 64, 64, dpus, 1,
+				  b, 1), 0);
+	KUNIT_EXPECT_EQ(test, t->rank.dpus[2].mem[DPUSIM_WRAM].nr_pages, 1);
+	KUNIT_EXPECT_EQ(test, t->rank.dpus[2].mem[DPUSIM_MRAM].nr_pages, 0);
+}
+
+static struct kunit_case xfer_test_cases[] = {
+	KUNIT_CASE(xfer_gather_scatter_round_trip),
+	KUNIT_CASE(xfer_pad_to_dpu),
+	KUNIT_CASE(xfer_pad_hole_stays_hole),
+	KUNIT_CASE(xfer_truncate_to_dpu),
+	KUNIT_CASE(xfer_from_dpu_short_and_long),
+	KUNIT_CASE(xfer_holes_read_zero),
+	KUNIT_CASE(xfer_length_mismatch_changes_nothing),
+	KUNIT_CASE(xfer_bad_address_changes_nothing),
+	KUNIT_CASE(xfer_budget_enospc),
+	KUNIT_CASE(xfer_wram),
+	{}
+};
+
+static struct kunit_suite xfer_suite = {
+	.name = "dpusim_xfer",
+	.init = xfer_test_init,
+	.exit = xfer_test_exit,
+	.test_cases = xfer_test_cases,
+};
+
+kunit_test_suites(&walk_suite, &check_suite, &xfer_suite);

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The transfer engine: DPUSIM_IOCTL_XFER moves data between host blocks
+ * and the memory of several DPUs of a rank in one call.
+ *
+ *   check     the whole descriptor, before anything else
+ *   pin       every user page the call touches (pin_user_pages_fast)
+ *   populate  every memory page a write needs, charged to the budget
+ *   copy      memcpy between the pinned user pages and the memory pages,
+ *             one copy, no bounce buffer
+ *   pad       to the DPU without a length check: zeros up to the length
+ *
+ * Only the copy moves bytes and it cannot fail, so a call that fails
+ * changes nothing, for any DPU.
+ */
+#include <kunit/visibility.h>
+#include <linux/bitmap.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "dpusim.h"
+
+#define DPUSIM_XFER_FLAGS \
+	(DPUSIM_XFER_FROM_DPU | DPUSIM_XFER_NO_LENGTH_CHECK | DPUSIM_XFER_WRAM)
+
+/**
+ * dpusim_walk_init - start walking a DPU's blocks
+ * @w: the walk
+ * @blocks: the DPU's blocks
+ * @nr_blocks: how many
+ * @limit: bytes after which the walk stops (the transfer's length)
+ */
+void dpusim_walk_init(struct dpusim_walk *w, const struct dpusim_block *blocks,
+		      u32 nr_blocks, u64 limit)
+{
+	w->blk = blocks;
+	w->end = blocks + nr_blocks;
+	w->left = limit;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_walk_init);
+
+/**
+ * dpusim_walk_next - the next piece of host memory to move
+ * @w: the walk
+ * @addr: out, user address
+ * @len: out, bytes (never 0)
+ *
+ * Empty blocks are skipped; the block that reaches the limit is cut there.
+ *
+ * Return: false once the blocks or the limit are used up.
+ */
+bool dpusim_walk_next(struct dpusim_walk *w, u64 *addr, u64 *len)
+{
+	const struct dpusim_block *b;
+
+	while (w->left && w->blk < w->end) {
+		b = w->blk++;
+		if (!b->length)
+			continue;
+		*addr = b->addr;
+		*len = min(b->length, w->left);
+		w->left -= *len;
+		return true;
+	}
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_walk_next);
+
+/**
+ * dpusim_span_pages - pages that [@addr, @addr + @len) touches
+ * @addr: start; @addr + @len must not wrap
+ * @len: bytes
+ *
+ * Return: the page count, 0 for an empty range.
+ */
+unsigned long dpusim_span_pages(u64 addr, u64 len)
+{
+	if (!len)
+		return 0;
+	return ((addr + len - 1) >> PAGE_SHIFT) - (addr >> PAGE_SHIFT) + 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_span_pages);
+
+static u64 dpusim_xfer_mem_size(const struct dpusim_rank *rank,
+				const struct dpusim_xfer *x)
+{
+	return x->flags & DPUSIM_XFER_WRAM ? rank->wram_size : rank->mram_size;
+}
+
+static struct dpusim_mem *dpusim_xfer_mem(struct dpusim_rank *rank,
+					  const struct dpusim_xfer *x, u32 dpu)
+{
+	return &rank->dpus[dpu].mem[x->flags & DPUSIM_XFER_WRAM ?
+				    DPUSIM_WRAM : DPUSIM_MRAM];
+}
+
+/* What can be checked before the DPU and block lists are copied in. */
+static int dpusim_xfer_check_header(const struct dpusim_rank *rank,
+				    const struct dpusim_xfer *x)
+{
+	u64 end;
+
+	if (x->flags & ~DPUSIM_XFER_FLAGS)
+		return -EINVAL;
+	if (!IS_ALIGNED(x->offset, 8) || !IS_ALIGNED(x->length, 8))
+		return -EINVAL;
+	if (x->nr_dpus > rank->nr_dpus || x->nr_blocks > DPUSIM_XFER_MAX_BLOCKS)
+		return -E2BIG;
+	if (check_add_overflow(x->offset, x->length, &end) ||
+	    end > dpusim_xfer_mem_size(rank, x))
+		return -EOVERFLOW;
+	return 0;
+}
+
+/*
+ * Bytes of memory the DPU's blocks cover: their sum, saturated, cut at
+ * the length.  -EFAULT if a block wraps the address space.
+ */
+static int dpusim_xfer_dpu_bytes(const struct dpusim_xfer *x,
+				 const struct dpusim_block *blocks, u32 nr,
+				 u64 *bytes)
+{
+	u64 sum = 0, end;
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		if (check_add_overflow(blocks[i].addr, blocks[i].length, &end))
+			return -EFAULT;
+		if (check_add_overflow(sum, blocks[i].length, &sum))
+			sum = U64_MAX;
+	}
+	if (!(x->flags & DPUSIM_XFER_NO_LENGTH_CHECK) && sum != x->length)
+		return -EINVAL;
+	*bytes = min(sum, x->length);
+	return 0;
+}
+
+/**
+ * dpusim_xfer_check - check a whole transfer descriptor
+ * @rank: the rank
+ * @x: the header
+ * @dpus: x->nr_dpus entries
+ * @blocks: x->nr_blocks entries
+ *
+ * Return: 0 or the errno documented at struct dpusim_xfer.
+ */
+int dpusim_xfer_check(const struct dpusim_rank *rank,
+		      const struct dpusim_xfer *x,
+		      const struct dpusim_xfer_dpu *dpus,
+		      const struct dpusim_block *blocks)
+{
+	DECLARE_BITMAP(seen, DPUSIM_MAX_DPUS);
+	u64 bytes, total = 0;
+	u32 i, first = 0;
+	int ret;
+
+	ret = dpusim_xfer_check_header(rank, x);
+	if (ret)
+		return ret;
+
+	bitmap_zero(seen, DPUSIM_MAX_DPUS);
+	for (i = 0; i < x->nr_dpus; i++) {
+		if (dpus[i].dpu >= rank->nr_dpus ||
+		    __test_and_set_bit(dpus[i].dpu, seen))
+			return -EINVAL;
+		if (dpus[i].nr_blocks > x->nr_blocks - first)
+			return -EINVAL;
+		ret = dpusim_xfer_dpu_bytes(x, blocks + first,
+					    dpus[i].nr_blocks, &bytes);
+		if (ret)
+			return ret;
+		total += bytes;
+		if (total > DPUSIM_XFER_MAX_BYTES)
+			return -E2BIG;
+		first += dpus[i].nr_blocks;
+	}
+	if (first != x->nr_blocks)
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_check);
+
+/* Pin the user pages of every piece, in walk order. */
+static int dpusim_xfer_pin(const struct dpusim_xfer *x,
+			   const struct dpusim_xfer_dpu *dpus,
+			   const struct dpusim_block *blocks,
+			   struct page **pages, unsigned long *npinned)
+{
+	unsigned int gup = x->flags & DPUSIM_XFER_FROM_DPU ? FOLL_WRITE : 0;
+	const struct dpusim_block *b = blocks;
+	struct dpusim_walk w;
+	unsigned long n;
+	u64 addr, len;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < x->nr_dpus; b += dpus[i++].nr_blocks) {
+		dpusim_walk_init(&w, b, dpus[i].nr_blocks, x->length);
+		while (dpusim_walk_next(&w, &addr, &len)) {
+			n = dpusim_span_pages(addr, len);
+			ret = pin_user_pages_fast(addr & PAGE_MASK, n, gup,
+						  pages + *npinned);
+			if (ret < 0)
+				return ret;
+			*npinned += ret;
+			if (ret < n)
+				return -EFAULT;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Allocate the memory pages the call writes, all charged at once: -ENOSPC
+ * or -ENOMEM leave every DPU as it was.
+ */
+static int dpusim_xfer_populate(struct dpusim_rank *rank,
+				const struct dpusim_xfer *x,
+				const struct dpusim_xfer_dpu *dpus,
+				const struct dpusim_block *blocks)
+{
+	const struct dpusim_block *b = blocks;
+	struct dpusim_mem_undo undo = {};
+	unsigned long missing = 0;
+	u64 bytes;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < x->nr_dpus; b += dpus[i++].nr_blocks) {
+		dpusim_xfer_dpu_bytes(x, b, dpus[i].nr_blocks, &bytes);
+		missing += dpusim_mem_missing(dpusim_xfer_mem(rank, x,
+							      dpus[i].dpu),
+					      x->offset, bytes);
+	}
+	if (!missing)
+		return 0;
+	ret = dpusim_budget_charge(rank->budget, missing);
+	if (ret)
+		return ret;
+
+	undo.cap = missing;
+	undo.entries = kvmalloc_array(missing, sizeof(*undo.entries),
+				      GFP_KERNEL);
+	if (!undo.entries) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	for (i = 0, b = blocks; i < x->nr_dpus; b += dpus[i++].nr_blocks) {
+		dpusim_xfer_dpu_bytes(x, b, dpus[i].nr_blocks, &bytes);
+		ret = dpusim_mem_populate(dpusim_xfer_mem(rank, x, dpus[i].dpu),
+					  x->offset, bytes, &undo);
+		if (ret) {
+			dpusim_mem_undo(&undo);
+			goto err_free;
+		}
+	}
+	kvfree(undo.entries);
+	return 0;
+
+err_free:
+	kvfree(undo.entries);
+err_uncharge:
+	dpusim_budget_uncharge(rank->budget, missing);
+	return ret;
+}
+
+/* Move one piece: host bytes at @addr, in @pages, and memory at @off. */
+static void dpusim_copy_piece(struct dpusim_mem *mem, u64 off,
+			      struct page **pages, u64 addr, u64 len,
+			      bool to_mem)
+{
+	size_t uoff = offset_in_page(addr), n;
+	void *u;
+
+	while (len) {
+		n = min_t(u64, len, min(PAGE_SIZE - uoff,
+					PAGE_SIZE - offset_in_page(off)));
+		u = kmap_local_page(*pages);
+		dpusim_mem_copy_page(mem, off, u + uoff, n, to_mem);
+		kunmap_local(u);
+		uoff += n;
+		if (uoff == PAGE_SIZE) {
+			uoff = 0;
+			pages++;
+		}
+		off += n;
+		len -= n;
+		cond_resched();
+	}
+}
+
+static void dpusim_xfer_copy(struct dpusim_rank *rank,
+			     const struct dpusim_xfer *x,
+			     const struct dpusim_xfer_dpu *dpus,
+			     const struct dpusim_block *blocks,
+			     struct page **pages)
+{
+	bool to_mem = !(x->flags & DPUSIM_XFER_FROM_DPU);
+	const struct dpusim_block *b = blocks;
+	struct dpusim_mem *mem;
+	struct dpusim_walk w;
+	u64 addr, len, off, moved = 0;
+	u32 i;
+
+	for (i = 0; i < x->nr_dpus; b += dpus[i++].nr_blocks) {
+		mem = dpusim_xfer_mem(rank, x, dpus[i].dpu);
+		off = x->offset;
+		dpusim_walk_init(&w, b, dpus[i].nr_blocks, x->length);
+		while (dpusim_walk_next(&w, &addr, &len)) {
+			dpusim_copy_piece(mem, off, pages, addr, len, to_mem);
+			pages += dpusim_span_pages(addr, len);
+			off += len;
+		}
+		moved += off - x->offset;
+		if (to_mem && off < x->offset + x->length)
+			dpusim_mem_zero(mem, off, x->offset + x->length - off);
+	}
+
+	atomic64_inc(&rank->stats.ioctls);
+	atomic64_add(x->nr_blocks, &rank->stats.blocks);
+	atomic64_add(moved, to_mem ? &rank->stats.bytes_to_dpu :
+				     &rank->stats.bytes_from_dpu);
+}
+
+/**
+ * dpusim_xfer_run - run a transfer whose lists are already in the kernel
+ * @rank: the rank
+ * @x: the header
+ * @dpus: x->nr_dpus entries
+ * @blocks: x->nr_blocks entries; their addresses are user addresses of
+ *          the current process
+ *
+ * Return: 0, or an errno of struct dpusim_xfer with nothing changed.
+ */
+int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
+		    const struct dpusim_xfer_dpu *dpus,
+		    const struct dpusim_block *blocks)
+{
+	const struct dpusim_block *b = blocks;
+	unsigned long nr_pages = 0, npinned = 0;
+	struct page **pages = NULL;
+	struct dpusim_walk w;
+	u64 addr, len;
+	u32 i;
+	int ret;
+
+	ret = dpusim_xfer_check(rank, x, dpus, blocks);
+	if (ret)
+		return ret;
+
+	for (i = 0; i < x->nr_dpus; b += dpus[i++].nr_blocks) {
+		dpusim_walk_init(&w, b, dpus[i].nr_blocks, x->length);
+		while (dpusim_walk_next(&w, &addr, &len))
+			nr_pages += dpusim_span_pages(addr, len);
+	}
+	if (nr_pages) {
+		pages = kvmalloc_array(nr_pages, sizeof(*pages), GFP_KERNEL);
+		if (!pages)
+			return -ENOMEM;
+	}
+
+	ret = dpusim_xfer_pin(x, dpus, blocks, pages, &npinned);
+	if (ret)
+		goto out_unpin;
+
+	ret = mutex_lock_interruptible(&rank->xfer_lock);
+	if (ret)
+		goto out_unpin;
+	if (!(x->flags & DPUSIM_XFER_FROM_DPU))
+		ret = dpusim_xfer_populate(rank, x, dpus, blocks);
+	if (!ret)
+		dpusim_xfer_copy(rank, x, dpus, blocks, pages);
+	mutex_unlock(&rank->xfer_lock);
+
+out_unpin:
+	if (x->flags & DPUSIM_XFER_FROM_DPU)
+		unpin_user_pages_dirty_lock(pages, npinned, !ret);
+	else
+		unpin_user_pages(pages, npinned);
+	kvfree(pages);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_run);
+
+/**
+ * dpusim_xfer_user - DPUSIM_IOCTL_XFER after its header was copied in
+ * @rank: the rank
+ * @x: the header
+ *
+ * Return: 0 or the errno documented at struct dpusim_xfer.
+ */
+int dpusim_xfer_user(struct dpusim_rank *rank, const struct dpusim_xfer *x)
+{
+	struct dpusim_xfer_dpu *dpus;
+	struct dpusim_block *blocks;
+	int ret;
+
+	/* Bound the counts before allocating anything for them. */
+	ret = dpusim_xfer_check_header(rank, x);
+	if (ret)
+		return ret;
+
+	dpus = vmemdup_user(u64_to_user_ptr(x->dpus),
+			    array_size(x->nr_dpus, sizeof(*dpus)));
+	if (IS_ERR(dpus))
+		return PTR_ERR(dpus);
+	blocks = vmemdup_user(u64_to_user_ptr(x->blocks),
+			      array_size(x->nr_blocks, sizeof(*blocks)));
+	if (IS_ERR(blocks)) {
+		ret = PTR_ERR(blocks);
+		goto out_dpus;
+	}
+	ret = dpusim_xfer_run(rank, x, dpus, blocks);
+	kvfree(blocks);
+out_dpus:
+	kvfree(dpus);
+	return ret;
+}

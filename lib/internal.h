@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libdpusim internals shared by the library's sources (sets, transfers,
+ * programs). Not installed. Everything here has hidden visibility (the
+ * library is built with -fvisibility=hidden); only DPUSIM_API symbols of
+ * the public headers are exported from libdpusim.so. The static library
+ * still exposes these to the unit tests and the dpusim tool.
+ */
+#ifndef DPUSIM_LIB_INTERNAL_H
+#define DPUSIM_LIB_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dpu.h>
+
+#include "profile.h"
+
+struct dpusim_rank_info;
+
+/*
+ * What a set's profile and later API calls decided; one per allocated set,
+ * owned by it (created by dpu_alloc*, freed by dpu_free), and reachable from
+ * every rank of the set (rank->props), so any subset — a rank from
+ * DPU_RANK_FOREACH, a DPU from DPU_FOREACH — finds it.
+ */
+struct dpusim_set_props {
+	/* the parsed profile string */
+	struct dpusim_profile profile;
+	/* sgXferEnable */
+	bool sg_enabled;
+	/* sgXferMaxBlocksPerDpu, resolved: default = DPUs in the set */
+	uint32_t sg_max_blocks_per_dpu;
+
+	/* the allocated set: its rank array and sizes */
+	uint32_t nr_ranks;
+	struct dpu_rank_t **ranks;
+	uint32_t nr_dpus;		/* enabled DPUs in the whole set */
+
+	/* serialises changes below (program, transfer state) */
+	pthread_mutex_t lock;
+
+	/*
+	 * Loaded program (lib/program.c). dpu_free calls program_release
+	 * (when set) on it before the ranks are closed.
+	 */
+	struct dpu_program_t *program;
+	void (*program_release)(struct dpu_program_t *program);
+
+	/*
+	 * Transfer engine state (async jobs, ...). dpu_free calls
+	 * xfer_release(props) (when set) first, before anything is closed.
+	 */
+	void *xfer;
+	void (*xfer_release)(struct dpusim_set_props *props);
+};
+
+/* One DPU. */
+struct dpu_t {
+	struct dpu_rank_t *rank;
+	uint32_t index_in_rank;
+	/* index in the allocated set, DPU_FOREACH order (valid if enabled) */
+	uint32_t index_in_set;
+	/* false for the DPUs past nr_dpus in the last rank of dpu_alloc */
+	bool enabled;
+	/* dpu_prepare_xfer's buffer, NULL if none */
+	void *prepared_buffer;
+};
+
+/* One open rank: /dev/dpusim/rank<index>. */
+struct dpu_rank_t {
+	int fd;			/* owner fd, -1 in unit tests */
+	uint32_t index;		/* N of rankN */
+	uint32_t nr_dpus;	/* DPUs of the rank (enabled or not) */
+	uint32_t nr_enabled;	/* dpus[0 .. nr_enabled-1] are enabled */
+	uint64_t mram_size;	/* bytes of MRAM per DPU */
+	uint32_t wram_size;	/* bytes of WRAM per DPU */
+	uint32_t first_dpu_index; /* index_in_set of dpus[0] */
+	struct dpu_t *dpus;	/* nr_dpus entries */
+	struct dpusim_set_props *props;	/* the set it belongs to */
+};
+
+/* ------------------------------------------------------------ log.c */
+
+/* Print "dpusim: <message>\n" on stderr as one write. */
+void dpusim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Thread-safe strerror into buf; returns the message. */
+const char *dpusim_strerror(int errnum, char *buf, size_t len);
+
+/* ------------------------------------------------------------ util.c */
+
+/*
+ * Strict unsigned decimal: digits only (no sign, space, prefix or trailing
+ * garbage), value <= max. Returns 0, or -EINVAL (not a number) / -ERANGE.
+ * len is the number of chars of s to read (SIZE_MAX: up to NUL).
+ */
+int dpusim_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out);
+
+/* ------------------------------------------------------------ set.c */
+
+/*
+ * Open one rank device: open(O_RDWR|O_CLOEXEC), DPUSIM_IOCTL_RANK_INFO,
+ * ABI check. On success *rank is a new rank (not yet in a set). Returns
+ * DPU_ERR_ALLOCATION with *busy = true for EBUSY (nothing printed),
+ * DPU_ERR_ALLOCATION for other open failures (message in errbuf),
+ * DPU_ERR_DRIVER for ioctl / ABI problems (message in errbuf).
+ */
+dpu_error_t dpusim_rank_open(const char *devnode, uint32_t expect_index,
+			     struct dpu_rank_t **rank, bool *busy,
+			     char *errbuf, size_t errlen);
+
+/* A rank from a RANK_INFO answer and an fd (fd -1: no device, for tests). */
+dpu_error_t dpusim_rank_new(int fd, const struct dpusim_rank_info *info,
+			    struct dpu_rank_t **rank);
+
+/* Close and free a rank that is not (or no longer) part of a set. */
+void dpusim_rank_destroy(struct dpu_rank_t *rank);
+
+/*
+ * Build a set from ranks (takes ownership of the array and the ranks,
+ * also on failure): enables the first nr_dpus DPUs (UINT32_MAX: all),
+ * resolves the profile, fills *set.
+ */
+dpu_error_t dpusim_set_assemble(struct dpu_rank_t **ranks, uint32_t nr_ranks,
+				uint32_t nr_dpus,
+				const struct dpusim_profile *profile,
+				struct dpu_set_t *set);
+
+/*
+ * The props of any set or subset (NULL for an invalid or empty set).
+ * With a message to stderr naming fn when invalid and fn != NULL.
+ */
+struct dpusim_set_props *dpusim_set_props(struct dpu_set_t set,
+					  const char *fn);
+
+#endif /* DPUSIM_LIB_INTERNAL_H */
