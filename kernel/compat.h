@@ -23,4 +23,11 @@
 #define DPUSIM_IMPORT_KUNIT_NS() MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
 #endif
 
+/* 6.12 moved the unaligned access helpers to <linux/unaligned.h>. */
+#if DPUSIM_KVER >= 6012
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
 #endif /* _DPUSIM_COMPAT_H */
