@@ -220,17 +220,72 @@ dpu_set_dpu_iterator_next(struct dpu_set_dpu_iterator_t *iterator);
 /**
  * dpu_load() - read an ELF's symbol table for the DPUs of a set: symbols in
  * sections named ".mram*" become MRAM symbols. program may be NULL.
+ *
+ * dpusim keeps one program per allocated set: loading through the set, one
+ * of its ranks or one of its DPUs loads it for the whole set and frees the
+ * program loaded before (an older *program pointer becomes invalid). The
+ * program lives until the next dpu_load on the set or dpu_free.
+ * Errors: DPU_ERR_ELF_NO_SUCH_FILE (cannot open the file),
+ * DPU_ERR_ELF_INVALID_FILE (not an ELF, malformed, symbol outside MRAM,
+ * conflicting definitions), DPU_ERR_SYSTEM (out of memory).
  */
 DPUSIM_API dpu_error_t dpu_load(struct dpu_set_t dpu_set,
 				const char *binary_path,
 				struct dpu_program_t **program);
 
-/** dpu_get_symbol() - address and size of a symbol of a loaded program. */
+/**
+ * dpu_get_symbol() - address and size of a symbol of a loaded program.
+ * As UPMEM, an MRAM symbol's address is 0x08000000 + its offset in MRAM.
+ * DPU_ERR_UNKNOWN_SYMBOL if the program has no MRAM symbol of that name.
+ */
 DPUSIM_API dpu_error_t dpu_get_symbol(struct dpu_program_t *program,
 				      const char *symbol_name,
 				      struct dpu_symbol_t *symbol);
 
 /* ------------------------------------------------------------ transfers */
+
+/*
+ * Rules common to every transfer function:
+ *
+ * - symbol_name names an MRAM symbol of the program loaded with dpu_load;
+ *   DPU_MRAM_HEAP_POINTER_NAME always names the whole MRAM, also without a
+ *   program. Any other name: DPU_ERR_UNKNOWN_SYMBOL.
+ * - symbol_offset and length are multiples of 8, the MRAM address they
+ *   give is a multiple of 8, and symbol_offset + length fits in the symbol;
+ *   otherwise DPU_ERR_INVALID_MRAM_ACCESS.
+ * - The DPUs taking part are the enabled DPUs of the set given: a set from
+ *   dpu_alloc*, one rank (DPU_RANK_FOREACH) or one DPU (DPU_FOREACH).
+ *   Disabled DPUs (past nr_dpus in the last rank) never take part.
+ * - Everything is checked before anything moves; then each rank with DPUs
+ *   taking part gets exactly one DPUSIM_IOCTL_XFER, the ranks in parallel.
+ *   A rank either completes its share or is left unchanged; when one rank
+ *   of a multi-rank set fails, the other ranks may have completed.
+ * - Errors of the module (errno, also logged with its text):
+ *     EFAULT    DPU_ERR_INVALID_MEMORY_TRANSFER  a host buffer or block is
+ *               not mapped (or, from the DPU, not writable)
+ *     ENOSPC    DPU_ERR_ALLOCATION   the simulated-memory budget (module
+ *               parameter mram_budget) would be exceeded
+ *     ENOMEM    DPU_ERR_SYSTEM       the kernel is out of memory
+ *     E2BIG     DPU_ERR_INVALID_MEMORY_TRANSFER  over one call's limits
+ *     EOVERFLOW DPU_ERR_INVALID_MRAM_ACCESS
+ *     others    DPU_ERR_DRIVER (EINVAL: libdpusim and dpusim.ko disagree)
+ *   A rank takes at most 1 GiB (DPUSIM_XFER_MAX_BYTES) and 2^20 blocks per
+ *   call: a transfer over that is refused before any ioctl with
+ *   DPU_ERR_INVALID_MEMORY_TRANSFER (split it).
+ * - Unknown flag bits: DPU_ERR_INVALID_MEMORY_TRANSFER. A bad direction:
+ *   DPU_ERR_INVALID_MEMORY_TRANSFER. A disabled DPU given as a set:
+ *   DPU_ERR_DPU_DISABLED.
+ * - ASYNC (DPU_XFER_ASYNC, DPU_SG_XFER_ASYNC): the call checks everything
+ *   and gathers the block lists at once (their errors are returned at
+ *   once), queues the transfer on the set's worker thread and returns
+ *   DPU_OK. Queued transfers run in submission order; a synchronous
+ *   transfer on the set waits for the queued ones first. dpu_sync() waits
+ *   for all of them and returns the first error since the previous
+ *   dpu_sync (then clears it). The host buffers must stay valid and
+ *   unchanged until dpu_sync, as with UPMEM. dpu_free waits for queued
+ *   transfers before closing the ranks. (dpusim.ko has no asynchronous
+ *   ioctl yet: the queueing is done by the library.)
+ */
 
 /** dpu_copy_to() - copy length bytes from src to symbol+offset of every DPU. */
 DPUSIM_API dpu_error_t dpu_copy_to(struct dpu_set_t dpu_set,
@@ -238,24 +293,43 @@ DPUSIM_API dpu_error_t dpu_copy_to(struct dpu_set_t dpu_set,
 				   uint32_t symbol_offset, const void *src,
 				   size_t length);
 
-/** dpu_copy_from() - copy from symbol+offset of one DPU to dst. */
+/**
+ * dpu_copy_from() - copy from symbol+offset of one DPU to dst.
+ * As UPMEM, the set must be one DPU (from DPU_FOREACH): a set of ranks is
+ * DPU_ERR_INVALID_DPU_SET even if it holds a single DPU.
+ */
 DPUSIM_API dpu_error_t dpu_copy_from(struct dpu_set_t dpu_set,
 				     const char *symbol_name,
 				     uint32_t symbol_offset, void *dst,
 				     size_t length);
 
-/** dpu_broadcast_to() - copy the same host bytes to every DPU of the set. */
+/**
+ * dpu_broadcast_to() - copy the same host bytes to every DPU of the set.
+ * flags: DPU_XFER_ASYNC (DPU_XFER_NO_RESET is accepted and has no effect).
+ */
 DPUSIM_API dpu_error_t dpu_broadcast_to(struct dpu_set_t dpu_set,
 					const char *symbol_name,
 					uint32_t symbol_offset,
 					const void *src, size_t length,
 					dpu_xfer_flags_t flags);
 
-/** dpu_prepare_xfer() - set the host buffer of the DPUs of a set (NULL clears). */
+/**
+ * dpu_prepare_xfer() - set the host buffer of the enabled DPUs of a set
+ * (NULL clears). A buffer set before is replaced.
+ */
 DPUSIM_API dpu_error_t dpu_prepare_xfer(struct dpu_set_t dpu_set,
 					void *buffer);
 
-/** dpu_push_xfer() - run a transfer with the prepared buffers. */
+/**
+ * dpu_push_xfer() - run a transfer with the prepared buffers: each DPU of
+ * the set that has one moves length bytes between it and symbol+offset;
+ * DPUs without one do not take part.
+ *
+ * Unless DPU_XFER_NO_RESET, the prepared buffers of the set's DPUs are
+ * cleared after a successful transfer (with DPU_XFER_ASYNC: once it is
+ * queued). As UPMEM, they are kept when the call returns an error, so it
+ * can be retried.
+ */
 DPUSIM_API dpu_error_t dpu_push_xfer(struct dpu_set_t dpu_set,
 				     dpu_xfer_t xfer, const char *symbol_name,
 				     uint32_t symbol_offset, size_t length,
@@ -288,7 +362,23 @@ typedef struct get_block_t {
 /**
  * dpu_push_sg_xfer() - scatter/gather transfer between the blocks that
  * get_block_info->f returns for each DPU and symbol+offset of its MRAM.
- * Needs a set allocated with "sgXferEnable=true".
+ * Needs a set allocated with "sgXferEnable=true" (else
+ * DPU_ERR_SG_NOT_ACTIVATED).
+ *
+ * get_block_info->args is copied (args_size bytes) once before the first
+ * call and the callback gets the copy (NULL when args is NULL or args_size
+ * is 0); the copy is freed when the call returns. f is called with the
+ * DPU's index in the whole allocated set (also when the set given is one
+ * rank or one DPU of it) and block 0, 1, ... until it returns false,
+ * from one thread per rank. A DPU with more than sgXferMaxBlocksPerDpu
+ * blocks: DPU_ERR_SG_TOO_MANY_BLOCKS (f is not called past block max).
+ * Without DPU_SG_XFER_DISABLE_LENGTH_CHECK, a DPU whose block lengths do
+ * not add up to length: DPU_ERR_SG_LENGTH_MISMATCH. Every DPU of every rank
+ * is gathered and checked before the first ioctl: on these errors nothing
+ * moves for any DPU. With the flag, to the DPU the rest of the length
+ * bytes of MRAM is zero-filled; from the DPU only the blocks' bytes are
+ * written; bytes past length are never moved. get_block_info or f NULL:
+ * DPU_ERR_INVALID_MEMORY_TRANSFER.
  */
 DPUSIM_API dpu_error_t dpu_push_sg_xfer(struct dpu_set_t dpu_set,
 					dpu_xfer_t xfer,
@@ -297,7 +387,11 @@ DPUSIM_API dpu_error_t dpu_push_sg_xfer(struct dpu_set_t dpu_set,
 					get_block_t *get_block_info,
 					dpu_sg_xfer_flags_t flags);
 
-/** dpu_sync() - wait for the set's asynchronous work; first error wins. */
+/**
+ * dpu_sync() - wait for the asynchronous transfers queued on the set (any
+ * subset waits for the whole set's queue); returns the first error since
+ * the previous dpu_sync and clears it. DPU_OK when nothing was queued.
+ */
 DPUSIM_API dpu_error_t dpu_sync(struct dpu_set_t dpu_set);
 
 #ifdef __cplusplus

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * xfer.h - the transfer engine behind dpu_copy_to, dpu_copy_from,
+ * dpu_broadcast_to, dpu_push_xfer and dpu_push_sg_xfer (internal).
+ *
+ * Every transfer goes through the same steps:
+ *
+ *   1. targets   which DPUs of which ranks take part (the enabled DPUs of
+ *                the set or subset), one struct dpusim_xfer_part per rank;
+ *   2. resolve   symbol name -> MRAM offset, with the alignment and range
+ *                checks (DPU_ERR_UNKNOWN_SYMBOL, DPU_ERR_INVALID_MRAM_ACCESS);
+ *   3. gather    the host blocks of every DPU into the part's
+ *                dpusim_xfer_dpu[] / dpusim_block[] arrays, exactly what
+ *                DPUSIM_IOCTL_XFER takes (one rank per thread for sg);
+ *   4. check     every part (sg rules, kernel per-call limits) before any
+ *                ioctl, so a refused call changes no DPU of any rank;
+ *   5. issue     exactly one DPUSIM_IOCTL_XFER per rank that has DPUs taking
+ *                part, the ranks in parallel (now, or later from the set's
+ *                async worker).
+ *
+ * Steps 1-4 need no device: the unit tests run them on ranks built with
+ * dpusim_rank_new(-1, ...).
+ */
+#ifndef DPUSIM_LIB_XFER_H
+#define DPUSIM_LIB_XFER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uapi/dpusim.h>
+
+#include "internal.h"
+
+struct dpusim_xfer_req;
+
+/* One rank's share of a transfer: the arguments of one DPUSIM_IOCTL_XFER. */
+struct dpusim_xfer_part {
+	struct dpusim_xfer_req *req;	/* back pointer for the worker threads */
+	struct dpu_rank_t *rank;
+	uint32_t first;			/* DPUs [first, first + count) of rank */
+	uint32_t count;
+
+	uint32_t nr_dpus;		/* used entries of dpus[] */
+	struct dpusim_xfer_dpu *dpus;	/* count entries */
+	uint32_t nr_blocks;		/* used entries of blocks[] */
+	uint32_t cap_blocks;
+	struct dpusim_block *blocks;
+	uint64_t bytes;			/* bytes the kernel will move */
+
+	/* result of gathering (step 3) or issuing (step 5) */
+	dpu_error_t err;
+	int sys_errno;			/* errno of the ioctl, 0 if none */
+	char msg[256];			/* what went wrong, for the log */
+};
+
+struct dpusim_xfer_req {
+	const char *fn;			/* API function, for messages */
+	uint32_t kflags;		/* DPUSIM_XFER_* */
+	uint64_t offset;		/* MRAM offset: symbol + symbol_offset */
+	uint64_t length;		/* bytes per DPU */
+	uint32_t nr_parts;
+	struct dpusim_xfer_part *parts;
+
+	/* sg gathering context (dpusim_xfer_gather_sg) */
+	get_block_func_t sg_f;
+	void *sg_args;			/* the copy of get_block_t.args */
+	uint32_t sg_max_blocks;
+	bool sg_length_check;
+
+	struct dpusim_xfer_req *next;	/* async queue link */
+};
+
+/*
+ * Step 1: a request for the enabled DPUs of set (a set from dpu_alloc*, a
+ * rank from DPU_RANK_FOREACH or a DPU from DPU_FOREACH). *props gets the
+ * set's props. DPU_ERR_INVALID_DPU_SET / DPU_ERR_DPU_DISABLED /
+ * DPU_ERR_SYSTEM, with a message naming fn.
+ */
+dpu_error_t dpusim_xfer_req_new(struct dpu_set_t set, const char *fn,
+				struct dpusim_set_props **props,
+				struct dpusim_xfer_req **req);
+
+void dpusim_xfer_req_free(struct dpusim_xfer_req *req);
+
+/*
+ * Step 2: MRAM offset of symbol_name + symbol_offset for length bytes.
+ * The set's loaded program is read under props->lock;
+ * DPU_MRAM_HEAP_POINTER_NAME is the whole MRAM even without a program.
+ */
+dpu_error_t dpusim_xfer_resolve(struct dpusim_set_props *props,
+				const char *fn, const char *symbol_name,
+				uint32_t symbol_offset, size_t length,
+				uint64_t *mram_offset);
+
+/* Step 3, one block per DPU: buf for every DPU (copy_to, broadcast, copy_from). */
+dpu_error_t dpusim_xfer_gather_buffer(struct dpusim_xfer_req *req,
+				      const void *buf);
+
+/* Step 3, one block per DPU that has a prepared buffer (push_xfer). */
+dpu_error_t dpusim_xfer_gather_prepared(struct dpusim_xfer_req *req);
+
+/*
+ * Step 3 for dpu_push_sg_xfer: copies get_block->args (args_size bytes),
+ * calls get_block->f for each DPU (index in the whole set) and block
+ * 0, 1, ... until false, at most max_blocks + 1 times per DPU; one thread
+ * per rank when there are several. With length_check the blocks of each
+ * DPU must add up to req->length. On error nothing is issued and the first
+ * error in DPU_FOREACH order is logged and returned:
+ * DPU_ERR_SG_TOO_MANY_BLOCKS, DPU_ERR_SG_LENGTH_MISMATCH,
+ * DPU_ERR_INVALID_MEMORY_TRANSFER (more than DPUSIM_XFER_MAX_BLOCKS in a
+ * rank), DPU_ERR_SYSTEM.
+ */
+dpu_error_t dpusim_xfer_gather_sg(struct dpusim_xfer_req *req,
+				  const get_block_t *get_block,
+				  uint32_t max_blocks, bool length_check);
+
+/*
+ * Step 4: the kernel's per-call limits (DPUSIM_XFER_MAX_BLOCKS,
+ * DPUSIM_XFER_MAX_BYTES) for every part: DPU_ERR_INVALID_MEMORY_TRANSFER.
+ */
+dpu_error_t dpusim_xfer_check_limits(struct dpusim_xfer_req *req);
+
+/* Step 5: one ioctl per part with DPUs, in parallel; first error logged. */
+dpu_error_t dpusim_xfer_issue(struct dpusim_xfer_req *req);
+
+/* errno of DPUSIM_IOCTL_XFER -> dpu_error_t (documented in dpu.h). */
+dpu_error_t dpusim_xfer_errno_to_error(int err);
+
+/* ------------------------------------------------------------ async.c */
+
+/*
+ * Queue req (fully gathered and checked) on the set's worker thread, which
+ * is started on first use; takes ownership of req, also on failure.
+ * The kernel has no asynchronous ioctl (yet): this is library-side
+ * queueing, the worker issues the same synchronous ioctls later.
+ */
+dpu_error_t dpusim_async_submit(struct dpusim_set_props *props,
+				struct dpusim_xfer_req *req);
+
+/*
+ * Wait until every job queued on the set so far has run. With take_error,
+ * return the first error of those jobs and clear it (dpu_sync); without,
+ * return DPU_OK and leave it for dpu_sync (a synchronous transfer waiting
+ * for its turn).
+ */
+dpu_error_t dpusim_async_wait(struct dpusim_set_props *props, bool take_error);
+
+#endif /* DPUSIM_LIB_XFER_H */

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libdpusim: the public transfer functions. Each one describes its
+ * transfer and hands it to run_xfer(), the one path every transfer takes
+ * through the engine of xfer.c (and async.c for the ASYNC flags).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "xfer.h"
+
+enum source {
+	SRC_BUFFER,	/* one buffer for every DPU */
+	SRC_PREPARED,	/* each DPU's dpu_prepare_xfer buffer */
+	SRC_SG,		/* get_block callback */
+};
+
+struct xfer_desc {
+	const char *fn;
+	dpu_xfer_t dir;
+	const char *symbol;
+	uint32_t symbol_offset;
+	size_t length;
+	enum source src;
+	const void *buffer;		/* SRC_BUFFER */
+	const get_block_t *get_block;	/* SRC_SG */
+	bool length_check;		/* SRC_SG */
+	bool async;
+	bool reset_prepared;		/* clear prepared buffers on success */
+};
+
+static void clear_prepared(struct dpusim_xfer_req *req)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < req->nr_parts; i++) {
+		struct dpusim_xfer_part *p = &req->parts[i];
+
+		for (k = 0; k < p->count; k++)
+			p->rank->dpus[p->first + k].prepared_buffer = NULL;
+	}
+}
+
+static dpu_error_t run_xfer(struct dpu_set_t set, const struct xfer_desc *d)
+{
+	struct dpusim_set_props *props;
+	struct dpusim_xfer_req *req;
+	dpu_error_t ret;
+
+	ret = dpusim_xfer_req_new(set, d->fn, &props, &req);
+	if (ret != DPU_OK)
+		return ret;
+	if (d->dir != DPU_XFER_TO_DPU && d->dir != DPU_XFER_FROM_DPU) {
+		dpusim_log("%s: invalid direction %d (DPU_XFER_TO_DPU or DPU_XFER_FROM_DPU)",
+			   d->fn, (int)d->dir);
+		ret = DPU_ERR_INVALID_MEMORY_TRANSFER;
+		goto out;
+	}
+	if (d->src == SRC_SG && !props->sg_enabled) {
+		dpusim_log("%s: scatter/gather transfers are not enabled for this set: allocate it with the profile \"sgXferEnable=true\"",
+			   d->fn);
+		ret = DPU_ERR_SG_NOT_ACTIVATED;
+		goto out;
+	}
+	ret = dpusim_xfer_resolve(props, d->fn, d->symbol, d->symbol_offset,
+				  d->length, &req->offset);
+	if (ret != DPU_OK)
+		goto out;
+	req->length = d->length;
+	req->kflags = d->dir == DPU_XFER_FROM_DPU ? DPUSIM_XFER_FROM_DPU : 0;
+
+	switch (d->src) {
+	case SRC_BUFFER:
+		ret = dpusim_xfer_gather_buffer(req, d->buffer);
+		break;
+	case SRC_PREPARED:
+		ret = dpusim_xfer_gather_prepared(req);
+		break;
+	case SRC_SG:
+		if (!d->length_check)
+			req->kflags |= DPUSIM_XFER_NO_LENGTH_CHECK;
+		ret = dpusim_xfer_gather_sg(req, d->get_block,
+					    props->sg_max_blocks_per_dpu,
+					    d->length_check);
+		break;
+	}
+	if (ret != DPU_OK)
+		goto out;
+	ret = dpusim_xfer_check_limits(req);
+	if (ret != DPU_OK)
+		goto out;
+
+	if (d->async) {
+		if (d->reset_prepared)
+			clear_prepared(req);
+		/* Takes req, also on failure. */
+		return dpusim_async_submit(props, req);
+	}
+	/* Queued asynchronous work of the set runs first (submission order). */
+	dpusim_async_wait(props, false);
+	ret = dpusim_xfer_issue(req);
+	/* As UPMEM: the buffers are cleared after a successful transfer only. */
+	if (ret == DPU_OK && d->reset_prepared)
+		clear_prepared(req);
+out:
+	dpusim_xfer_req_free(req);
+	return ret;
+}
+
+static bool check_flags(const char *fn, unsigned int flags, unsigned int known)
+{
+	if (flags & ~known) {
+		dpusim_log("%s: unknown flags 0x%x", fn, flags & ~known);
+		return false;
+	}
+	return true;
+}
+
+static bool check_buffer(const char *fn, const void *buf, size_t length)
+{
+	if (!buf && length) {
+		dpusim_log("%s: host buffer is NULL", fn);
+		return false;
+	}
+	return true;
+}
+
+DPUSIM_API dpu_error_t dpu_copy_to(struct dpu_set_t dpu_set,
+				   const char *symbol_name,
+				   uint32_t symbol_offset, const void *src,
+				   size_t length)
+{
+	struct xfer_desc d = {
+		.fn = "dpu_copy_to", .dir = DPU_XFER_TO_DPU,
+		.symbol = symbol_name, .symbol_offset = symbol_offset,
+		.length = length, .src = SRC_BUFFER, .buffer = src,
+	};
+
+	if (!check_buffer(d.fn, src, length))
+		return DPU_ERR_INVALID_MEMORY_TRANSFER;
+	return run_xfer(dpu_set, &d);
+}
+
+DPUSIM_API dpu_error_t dpu_copy_from(struct dpu_set_t dpu_set,
+				     const char *symbol_name,
+				     uint32_t symbol_offset, void *dst,
+				     size_t length)
+{
+	struct xfer_desc d = {
+		.fn = "dpu_copy_from", .dir = DPU_XFER_FROM_DPU,
+		.symbol = symbol_name, .symbol_offset = symbol_offset,
+		.length = length, .src = SRC_BUFFER, .buffer = dst,
+	};
+
+	if (dpu_set.kind != DPU_SET_DPU) {
+		dpusim_log("dpu_copy_from: the set must be one DPU (from DPU_FOREACH), as UPMEM; use dpu_push_xfer for several");
+		return DPU_ERR_INVALID_DPU_SET;
+	}
+	if (!check_buffer(d.fn, dst, length))
+		return DPU_ERR_INVALID_MEMORY_TRANSFER;
+	return run_xfer(dpu_set, &d);
+}
+
+DPUSIM_API dpu_error_t dpu_broadcast_to(struct dpu_set_t dpu_set,
+					const char *symbol_name,
+					uint32_t symbol_offset,
+					const void *src, size_t length,
+					dpu_xfer_flags_t flags)
+{
+	struct xfer_desc d = {
+		.fn = "dpu_broadcast_to", .dir = DPU_XFER_TO_DPU,
+		.symbol = symbol_name, .symbol_offset = symbol_offset,
+		.length = length, .src = SRC_BUFFER, .buffer = src,
+		.async = flags & DPU_XFER_ASYNC,
+	};
+
+	if (!check_flags(d.fn, flags, DPU_XFER_NO_RESET | DPU_XFER_ASYNC))
+		return DPU_ERR_INVALID_MEMORY_TRANSFER;
+	if (!check_buffer(d.fn, src, length))
+		return DPU_ERR_INVALID_MEMORY_TRANSFER;
+	return run_xfer(dpu_set, &d);
+}
+
+DPUSIM_API dpu_error_t dpu_prepare_xfer(struct dpu_set_t dpu_set,
+					void *buffer)
+{
+	struct dpusim_set_props *props;
+	struct dpusim_xfer_req *req;
+	uint32_t i, k;
+	dpu_error_t ret;
+
+	/* The same targets as a transfer: the enabled DPUs of the (sub)set. */
+	ret = dpusim_xfer_req_new(dpu_set, "dpu_prepare_xfer", &props, &req);
+	if (ret != DPU_OK)
+		return ret;
+	for (i = 0; i < req->nr_parts; i++) {
+		struct dpusim_xfer_part *p = &req->parts[i];
+
+		for (k = 0; k < p->count; k++)
+			p->rank->dpus[p->first + k].prepared_buffer = buffer;
+	}
+	dpusim_xfer_req_free(req);
+	return DPU_OK;
+}
+
+DPUSIM_API dpu_error_t dpu_push_xfer(struct dpu_set_t dpu_set,
+				     dpu_xfer_t xfer, const char *symbol_name,
+				     uint32_t symbol_offset, size_t length,
+				     dpu_xfer_flags_t flags)
+{
+	struct xfer_desc d = {
+		.fn = "dpu_push_xfer", .dir = xfer,
+		.symbol = symbol_name, .symbol_offset = symbol_offset,
+		.length = length, .src = SRC_PREPARED,
+		.async = flags & DPU_XFER_ASYNC,
+		.reset_prepared = !(flags & DPU_XFER_NO_RESET),
+	};
+
+	if (!check_flags(d.fn, flags, DPU_XFER_NO_RESET | DPU_XFER_ASYNC))
+		return DPU_ERR_INVALID_MEMORY_TRANSFER;
+	return run_xfer(dpu_set, &d);
+}
+
+DPUSIM_API dpu_error_t dpu_push_sg_xfer(struct dpu_set_t dpu_set,
+					dpu_xfer_t xfer,
+					const char *symbol_name,
+					uint32_t symbol_offset, size_t length,
+					get_block_t *get_block_info,
+					dpu_sg_xfer_flags_t flags)
+{
+	struct xfer_desc d = {
+		.fn = "dpu_push_sg_xfer", .dir = xfer,
+		.symbol = symbol_name, .symbol_offset = symbol_offset,
+		.length = length, .src = SRC_SG, .get_block = get_block_info,
+		.length_check = !(flags & DPU_SG_XFER_DISABLE_LENGTH_CHECK),
+		.async = flags & DPU_SG_XFER_ASYNC,
+	};
+
+	if (!check_flags(d.fn, flags, DPU_SG_XFER_ASYNC |
+			 DPU_SG_XFER_DISABLE_LENGTH_CHECK))
+		return DPU_ERR_INVALID_MEMORY_TRANSFER;
+	return run_xfer(dpu_set, &d);
+}
