@@ -113,11 +113,7 @@ $(BUILD)/tests/user/%: tests/user/%.c $(wildcard tests/user/*.h) $(LIB_A)
 	$(CC) $(SELFTEST_CFLAGS) -I$(KSRC)/tools/testing/selftests \
 		-o $@ $< $(LIB_A) $(LIB_LDLIBS)
 
-$(BUILD)/dpusim.pc: lib/dpusim.pc.in
-	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' $< > $@
-
-install: $(LIB_SO) $(LIB_A) $(TOOL) $(BUILD)/dpusim.pc
+install: $(LIB_SO) $(LIB_A) $(TOOL)
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/dpusim/uapi $(DESTDIR)$(BINDIR) $(DESTDIR)$(UDEVDIR)
 	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libdpusim.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdpusim.so.$(SOVERSION)
@@ -125,7 +121,8 @@ install: $(LIB_SO) $(LIB_A) $(TOOL) $(BUILD)/dpusim.pc
 	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 0644 $(PUBLIC_HDRS) $(DESTDIR)$(INCLUDEDIR)/dpusim/
 	install -m 0644 include/uapi/dpusim.h $(DESTDIR)$(INCLUDEDIR)/dpusim/uapi/
-	install -m 0644 $(BUILD)/dpusim.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
+		lib/dpusim.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/dpusim.pc
 	install -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/
 	install -m 0644 tools/udev/60-dpusim.rules $(DESTDIR)$(UDEVDIR)/
 
