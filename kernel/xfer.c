@@ -4,7 +4,8 @@
  * and the memory of several DPUs of a rank in one call.
  *
  *   check     the whole descriptor, before anything else
- *   pin       every user page the call touches (pin_user_pages_fast)
+ *   pin       every user page the call touches (pin_user_pages_fast),
+ *             in the order the copy goes (see struct dpusim_order)
  *   populate  every memory page a write needs, charged to the budget
  *   copy      memcpy between the pinned user pages and the memory pages,
  *             one copy, no bounce buffer
@@ -184,34 +185,134 @@ int dpusim_xfer_check(const struct dpusim_rank *rank,
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_check);
 
-/* Pin the user pages of every piece, in walk order. */
-static int dpusim_xfer_pin(const struct dpusim_xfer *x,
-			   const struct dpusim_xfer_dpu *dpus,
-			   const struct dpusim_block *blocks,
+/*
+ * The engine moves the pieces of a call round-robin over its DPUs: block 0
+ * of every DPU, then block 1 of every DPU, ... as the hardware does (seed
+ * 000).  Host blocks laid out in that order are adjacent, so their pages
+ * are pinned in long runs, one pin_user_pages_fast() call per run.
+ */
+struct dpusim_cursor {
+	struct dpusim_walk w;
+	u64 off;		/* the DPU's next memory offset */
+	struct dpusim_mem *mem;
+};
+
+struct dpusim_order {
+	struct dpusim_cursor *c;	/* one per DPU of the call */
+	u32 *act;		/* cursors with pieces left, in DPU order */
+	u32 nr_act;
+	u32 pos;		/* next entry of act in this round */
+	u32 kept;		/* entries of act kept in this round */
+};
+
+static void dpusim_order_init(struct dpusim_order *o, struct dpusim_rank *rank,
+			      const struct dpusim_xfer *x,
+			      const struct dpusim_xfer_dpu *dpus,
+			      const struct dpusim_block *blocks)
+{
+	u32 i;
+
+	for (i = 0; i < x->nr_dpus; blocks += dpus[i++].nr_blocks) {
+		dpusim_walk_init(&o->c[i].w, blocks, dpus[i].nr_blocks,
+				 x->length);
+		o->c[i].off = x->offset;
+		o->c[i].mem = dpusim_xfer_mem(rank, x, dpus[i].dpu);
+		o->act[i] = i;
+	}
+	o->nr_act = x->nr_dpus;
+	o->pos = 0;
+	o->kept = 0;
+}
+
+/* The next piece and the cursor of its DPU; NULL when all are done. */
+static struct dpusim_cursor *dpusim_order_next(struct dpusim_order *o,
+					       u64 *addr, u64 *len)
+{
+	struct dpusim_cursor *cur;
+	u32 i;
+
+	while (o->nr_act) {
+		if (o->pos == o->nr_act) {
+			o->nr_act = o->kept;
+			o->pos = 0;
+			o->kept = 0;
+			continue;
+		}
+		i = o->act[o->pos++];
+		cur = &o->c[i];
+		if (dpusim_walk_next(&cur->w, addr, len)) {
+			o->act[o->kept++] = i;
+			return cur;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Place a piece in the array of pinned pages: returns the entry of its
+ * first page and advances *@nr past its pages.  A piece that starts in the
+ * page the previous piece ended in shares that entry (small blocks).
+ * @last is the user page of the last entry (initially not page aligned).
+ */
+static unsigned long dpusim_piece_pages(u64 *last, unsigned long *nr,
+					u64 addr, u64 len)
+{
+	u64 first = addr & PAGE_MASK, end = (addr + len - 1) & PAGE_MASK;
+	unsigned long idx = *nr;
+
+	if (first == *last)
+		idx--;
+	*nr = idx + ((end - first) >> PAGE_SHIFT) + 1;
+	*last = end;
+	return idx;
+}
+
+/* Pages[] entries a call needs. */
+static unsigned long dpusim_xfer_nr_pages(struct dpusim_order *o)
+{
+	unsigned long nr = 0;
+	u64 addr, len, last = 1;
+
+	while (dpusim_order_next(o, &addr, &len))
+		dpusim_piece_pages(&last, &nr, addr, len);
+	return nr;
+}
+
+/* Pin the user pages of every piece, in order, merging adjacent runs. */
+static int dpusim_xfer_pin(const struct dpusim_xfer *x, struct dpusim_order *o,
 			   struct page **pages, unsigned long *npinned)
 {
 	unsigned int gup = x->flags & DPUSIM_XFER_FROM_DPU ? FOLL_WRITE : 0;
-	const struct dpusim_block *b = blocks;
-	struct dpusim_walk w;
-	unsigned long n;
-	u64 addr, len;
-	u32 i;
+	unsigned long nr = 0, prev, run_len = 0;
+	u64 addr, len, start, last = 1, run = 0;
 	int ret;
 
-	for (i = 0; i < x->nr_dpus; b += dpus[i++].nr_blocks) {
-		dpusim_walk_init(&w, b, dpus[i].nr_blocks, x->length);
-		while (dpusim_walk_next(&w, &addr, &len)) {
-			n = dpusim_span_pages(addr, len);
-			ret = pin_user_pages_fast(addr & PAGE_MASK, n, gup,
+	for (;;) {
+		prev = nr;
+		if (dpusim_order_next(o, &addr, &len)) {
+			dpusim_piece_pages(&last, &nr, addr, len);
+			if (nr == prev)
+				continue;	/* within the last page */
+			start = last - ((nr - prev - 1) << PAGE_SHIFT);
+			if (run_len && start == run + (run_len << PAGE_SHIFT)) {
+				run_len += nr - prev;
+				continue;
+			}
+		}
+		if (run_len) {
+			ret = pin_user_pages_fast(run, run_len, gup,
 						  pages + *npinned);
 			if (ret < 0)
 				return ret;
 			*npinned += ret;
-			if (ret < n)
+			if (ret < run_len)
 				return -EFAULT;
 		}
+		if (nr == prev)
+			return 0;	/* no piece left */
+		run = start;
+		run_len = nr - prev;
 	}
-	return 0;
 }
 
 /*
@@ -295,29 +396,26 @@ static void dpusim_copy_piece(struct dpusim_mem *mem, u64 off,
 
 static void dpusim_xfer_copy(struct dpusim_rank *rank,
 			     const struct dpusim_xfer *x,
-			     const struct dpusim_xfer_dpu *dpus,
-			     const struct dpusim_block *blocks,
-			     struct page **pages)
+			     struct dpusim_order *o, struct page **pages)
 {
 	bool to_mem = !(x->flags & DPUSIM_XFER_FROM_DPU);
-	const struct dpusim_block *b = blocks;
-	struct dpusim_mem *mem;
-	struct dpusim_walk w;
-	u64 addr, len, off, moved = 0;
+	struct dpusim_cursor *cur;
+	unsigned long nr = 0, idx;
+	u64 addr, len, last = 1, moved = 0;
 	u32 i;
 
-	for (i = 0; i < x->nr_dpus; b += dpus[i++].nr_blocks) {
-		mem = dpusim_xfer_mem(rank, x, dpus[i].dpu);
-		off = x->offset;
-		dpusim_walk_init(&w, b, dpus[i].nr_blocks, x->length);
-		while (dpusim_walk_next(&w, &addr, &len)) {
-			dpusim_copy_piece(mem, off, pages, addr, len, to_mem);
-			pages += dpusim_span_pages(addr, len);
-			off += len;
-		}
-		moved += off - x->offset;
-		if (to_mem && off < x->offset + x->length)
-			dpusim_mem_zero(mem, off, x->offset + x->length - off);
+	while ((cur = dpusim_order_next(o, &addr, &len))) {
+		idx = dpusim_piece_pages(&last, &nr, addr, len);
+		dpusim_copy_piece(cur->mem, cur->off, pages + idx, addr, len,
+				  to_mem);
+		cur->off += len;
+	}
+	for (i = 0; i < x->nr_dpus; i++) {
+		cur = &o->c[i];
+		moved += cur->off - x->offset;
+		if (to_mem && cur->off < x->offset + x->length)
+			dpusim_mem_zero(cur->mem, cur->off,
+					x->offset + x->length - cur->off);
 	}
 
 	atomic64_inc(&rank->stats.ioctls);
@@ -340,30 +438,33 @@ int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
 		    const struct dpusim_xfer_dpu *dpus,
 		    const struct dpusim_block *blocks)
 {
-	const struct dpusim_block *b = blocks;
-	unsigned long nr_pages = 0, npinned = 0;
+	unsigned long nr_pages, npinned = 0;
 	struct page **pages = NULL;
-	struct dpusim_walk w;
-	u64 addr, len;
-	u32 i;
+	struct dpusim_order o;
 	int ret;
 
 	ret = dpusim_xfer_check(rank, x, dpus, blocks);
-	if (ret)
+	if (ret || !x->nr_dpus)
 		return ret;
 
-	for (i = 0; i < x->nr_dpus; b += dpus[i++].nr_blocks) {
-		dpusim_walk_init(&w, b, dpus[i].nr_blocks, x->length);
-		while (dpusim_walk_next(&w, &addr, &len))
-			nr_pages += dpusim_span_pages(addr, len);
+	o.c = kmalloc_array(x->nr_dpus, sizeof(*o.c), GFP_KERNEL);
+	o.act = kmalloc_array(x->nr_dpus, sizeof(*o.act), GFP_KERNEL);
+	if (!o.c || !o.act) {
+		ret = -ENOMEM;
+		goto out_free;
 	}
+	dpusim_order_init(&o, rank, x, dpus, blocks);
+	nr_pages = dpusim_xfer_nr_pages(&o);
 	if (nr_pages) {
 		pages = kvmalloc_array(nr_pages, sizeof(*pages), GFP_KERNEL);
-		if (!pages)
-			return -ENOMEM;
+		if (!pages) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
 	}
 
-	ret = dpusim_xfer_pin(x, dpus, blocks, pages, &npinned);
+	dpusim_order_init(&o, rank, x, dpus, blocks);
+	ret = dpusim_xfer_pin(x, &o, pages, &npinned);
 	if (ret)
 		goto out_unpin;
 
@@ -372,8 +473,10 @@ int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
 		goto out_unpin;
 	if (!(x->flags & DPUSIM_XFER_FROM_DPU))
 		ret = dpusim_xfer_populate(rank, x, dpus, blocks);
-	if (!ret)
-		dpusim_xfer_copy(rank, x, dpus, blocks, pages);
+	if (!ret) {
+		dpusim_order_init(&o, rank, x, dpus, blocks);
+		dpusim_xfer_copy(rank, x, &o, pages);
+	}
 	mutex_unlock(&rank->xfer_lock);
 
 out_unpin:
@@ -382,6 +485,9 @@ out_unpin:
 	else
 		unpin_user_pages(pages, npinned);
 	kvfree(pages);
+out_free:
+	kfree(o.act);
+	kfree(o.c);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_run);

@@ -508,7 +508,50 @@ static void xfer_wram(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->rank.dpus[2].mem[DPUSIM_MRAM].nr_pages, 0);
 }
 
+/*
+ * Block j of DPU d at host offset (j * 4 + d) * 48: in the engine's order
+ * (block 0 of every DPU, then block 1, ...) the blocks are adjacent, share
+ * pages and are pinned as one run; each DPU still gets its own blocks.
+ */
+static void xfer_interleaved_small_blocks(struct kunit *test)
+{
+	struct xfer_test *t = test->priv;
+	const struct dpusim_xfer_dpu dpus[] = { { 0, 64 }, { 1, 64 },
+						{ 2, 64 }, { 3, 64 } };
+	struct dpusim_block *b = kunit_kcalloc(test, 256, sizeof(*b),
+					       GFP_KERNEL);
+	u8 *got = kunit_kzalloc(test, 64 * 48, GFP_KERNEL);
+	u32 d, j;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	for (d = 0; d < 4; d++)
+		for (j = 0; j < 64; j++)
+			b[d * 64 + j] = (struct dpusim_block) {
+				uaddr(t, (j * 4 + d) * 48), 48 };
+	KUNIT_ASSERT_EQ(test, run(t, 0, 0, 64 * 48, dpus, 4, b, 256), 0);
+	for (d = 0; d < 4; d++) {
+		mram_read(t, d, 0, got, 64 * 48);
+		for (j = 0; j < 64; j++)
+			KUNIT_EXPECT_EQ_MSG(test, memcmp(got + j * 48,
+							 t->kbuf + (j * 4 + d) * 48,
+							 48), 0,
+					    "DPU %u block %u", d, j);
+	}
+
+	/* And back, into the 0xee half, the same interleaving. */
+	for (d = 0; d < 4; d++)
+		for (j = 0; j < 64; j++)
+			b[d * 64 + j].addr += 4 * PAGE_SIZE;
+	KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_FROM_DPU, 0, 64 * 48, dpus, 4,
+				  b, 256), 0);
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, t->umem + 4 * PAGE_SIZE,
+					     64 * 48), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf, 64 * 48), 0);
+}
+
 static struct kunit_case xfer_test_cases[] = {
+	KUNIT_CASE(xfer_interleaved_small_blocks),
 	KUNIT_CASE(xfer_gather_scatter_round_trip),
 	KUNIT_CASE(xfer_pad_to_dpu),
 	KUNIT_CASE(xfer_pad_hole_stays_hole),
