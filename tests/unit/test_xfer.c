@@ -22,36 +22,10 @@
 #include "internal.h"
 #include "program.h"
 #include "unit.h"
+#include "unit_set.h"
 #include "xfer.h"
 
-#define MRAM_SIZE (64ULL << 20)
-
-static bool make_set(uint32_t nr_ranks, uint32_t dpus_per_rank,
-		     uint32_t nr_dpus, const char *profile,
-		     struct dpu_set_t *set)
-{
-	struct dpusim_profile p;
-	struct dpu_rank_t **ranks = calloc(nr_ranks, sizeof(*ranks));
-	uint32_t i;
-
-	if (!ranks || dpusim_profile_parse(profile, &p, NULL, 0) != DPU_OK) {
-		free(ranks);
-		return false;
-	}
-	for (i = 0; i < nr_ranks; i++) {
-		struct dpusim_rank_info info = {
-			.size = sizeof(info),
-			.abi_version = DPUSIM_ABI_VERSION,
-			.rank_index = i,
-			.nr_dpus = dpus_per_rank,
-			.wram_size = 64 << 10,
-			.mram_size = MRAM_SIZE,
-		};
-		if (dpusim_rank_new(-1, &info, &ranks[i]) != DPU_OK)
-			return false;
-	}
-	return dpusim_set_assemble(ranks, nr_ranks, nr_dpus, &p, set) == DPU_OK;
-}
+#define MRAM_SIZE UNIT_MRAM_SIZE
 
 /* A program with symbols "a" (offset 64, 256 bytes) and "odd" (offset 4100, 16 bytes). */
 static struct dpu_program_t *hand_program(void)
