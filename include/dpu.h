@@ -265,7 +265,8 @@ DPUSIM_API dpu_error_t dpu_get_symbol(struct dpu_program_t *program,
  *               not mapped (or, from the DPU, not writable)
  *     ENOSPC    DPU_ERR_ALLOCATION   the simulated-memory budget (module
  *               parameter mram_budget) would be exceeded
- *     ENOMEM    DPU_ERR_SYSTEM       the kernel is out of memory
+ *     ENOMEM    DPU_ERR_SYSTEM       the kernel is out of memory, or (ASYNC)
+ *               the pinned host pages would exceed RLIMIT_MEMLOCK
  *     E2BIG     DPU_ERR_INVALID_MEMORY_TRANSFER  over one call's limits
  *     EOVERFLOW DPU_ERR_INVALID_MRAM_ACCESS
  *     others    DPU_ERR_DRIVER (EINVAL: libdpusim and dpusim.ko disagree)
@@ -275,16 +276,20 @@ DPUSIM_API dpu_error_t dpu_get_symbol(struct dpu_program_t *program,
  * - Unknown flag bits: DPU_ERR_INVALID_MEMORY_TRANSFER. A bad direction:
  *   DPU_ERR_INVALID_MEMORY_TRANSFER. A disabled DPU given as a set:
  *   DPU_ERR_DPU_DISABLED.
- * - ASYNC (DPU_XFER_ASYNC, DPU_SG_XFER_ASYNC): the call checks everything
- *   and gathers the block lists at once (their errors are returned at
- *   once), queues the transfer on the set's worker thread and returns
- *   DPU_OK. Queued transfers run in submission order; a synchronous
- *   transfer on the set waits for the queued ones first. dpu_sync() waits
- *   for all of them and returns the first error since the previous
- *   dpu_sync (then clears it). The host buffers must stay valid and
- *   unchanged until dpu_sync, as with UPMEM. dpu_free waits for queued
- *   transfers before closing the ranks. (dpusim.ko has no asynchronous
- *   ioctl yet: the queueing is done by the library.)
+ * - ASYNC (DPU_XFER_ASYNC, DPU_SG_XFER_ASYNC): the call checks everything,
+ *   gathers the block lists and issues the same one ioctl per rank, which
+ *   dpusim.ko queues (DPUSIM_XFER_ASYNC) once it has checked the
+ *   descriptor, pinned the host pages and allocated the MRAM: every error
+ *   of the transfer, including an unmapped host block or an exhausted
+ *   budget, is returned by the call, and then DPU_OK means the transfer
+ *   will complete. The pinned pages count against RLIMIT_MEMLOCK (ulimit
+ *   -l) until the copy is done: over it, DPU_ERR_SYSTEM (ENOMEM). Queued
+ *   transfers run in submission order per rank; a synchronous transfer
+ *   waits for the queued ones first. dpu_sync() waits for all of them and
+ *   returns the first error since the previous dpu_sync (then clears it).
+ *   The host buffers must stay valid and unchanged until dpu_sync, as with
+ *   UPMEM. dpu_free syncs before closing the ranks, and closing a rank
+ *   (also at process exit) waits for its queued transfers in the kernel.
  */
 
 /** dpu_copy_to() - copy length bytes from src to symbol+offset of every DPU. */
@@ -389,8 +394,9 @@ DPUSIM_API dpu_error_t dpu_push_sg_xfer(struct dpu_set_t dpu_set,
 
 /**
  * dpu_sync() - wait for the asynchronous transfers queued on the set (any
- * subset waits for the whole set's queue); returns the first error since
- * the previous dpu_sync and clears it. DPU_OK when nothing was queued.
+ * subset waits for every rank of the whole set); returns the first error
+ * since the previous dpu_sync and clears it. DPU_OK when nothing was
+ * queued.
  */
 DPUSIM_API dpu_error_t dpu_sync(struct dpu_set_t dpu_set);
 

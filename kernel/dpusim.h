@@ -13,6 +13,8 @@
 #include <linux/pid.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <uapi/dpusim.h>
 
@@ -104,6 +106,10 @@ enum {
  * @dpus: the DPUs, @nr_dpus of them
  * @budget: where the memory of the DPUs is charged
  * @stats: transfer counters
+ * @async_wq: ordered workqueue of the rank's DPUSIM_XFER_ASYNC jobs
+ * @async_pending: jobs queued and not finished
+ * @async_error: first error of a job since the last DPUSIM_IOCTL_SYNC
+ * @async_idle: woken when @async_pending drops to 0
  */
 struct dpusim_rank {
 	struct device dev;
@@ -119,6 +125,10 @@ struct dpusim_rank {
 	struct dpusim_dpu *dpus;
 	struct dpusim_budget *budget;
 	struct dpusim_xfer_stats stats;
+	struct workqueue_struct *async_wq;
+	atomic_t async_pending;
+	atomic_t async_error;
+	wait_queue_head_t async_idle;
 };
 
 /* main.c */
@@ -166,6 +176,46 @@ void dpusim_walk_init(struct dpusim_walk *w, const struct dpusim_block *blocks,
 		      u32 nr_blocks, u64 limit);
 bool dpusim_walk_next(struct dpusim_walk *w, u64 *addr, u64 *len);
 unsigned long dpusim_span_pages(u64 addr, u64 len);
+/*
+ * The engine moves the pieces of a call round-robin over its DPUs (see
+ * xfer.c): one cursor per DPU of the call.
+ */
+struct dpusim_cursor {
+	struct dpusim_walk w;
+	u64 off;		/* the DPU's next memory offset */
+	struct dpusim_mem *mem;
+};
+
+struct dpusim_order {
+	struct dpusim_cursor *c;	/* one per DPU of the call */
+	u32 *act;		/* cursors with pieces left, in DPU order */
+	u32 nr_act;
+	u32 pos;		/* next entry of act in this round */
+	u32 kept;		/* entries of act kept in this round */
+};
+
+/**
+ * struct dpusim_xfer_pin - a checked transfer with its user pages pinned
+ * @x: the header
+ * @dpus: x.nr_dpus entries
+ * @blocks: x.nr_blocks entries
+ * @o: the copy order
+ * @pages: the pinned user pages, in copy order
+ * @npinned: entries of @pages pinned
+ */
+struct dpusim_xfer_pin {
+	struct dpusim_xfer x;
+	const struct dpusim_xfer_dpu *dpus;
+	const struct dpusim_block *blocks;
+	struct dpusim_order o;
+	struct page **pages;
+	unsigned long npinned;
+};
+
+int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
+int dpusim_xfer_populate(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
+void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
+void dpusim_xfer_unpin(struct dpusim_xfer_pin *p, bool dirty);
 int dpusim_xfer_check(const struct dpusim_rank *rank,
 		      const struct dpusim_xfer *x,
 		      const struct dpusim_xfer_dpu *dpus,
@@ -174,6 +224,16 @@ int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
 		    const struct dpusim_xfer_dpu *dpus,
 		    const struct dpusim_block *blocks);
 int dpusim_xfer_user(struct dpusim_rank *rank, const struct dpusim_xfer *x);
+
+/* async.c */
+int dpusim_async_init(struct dpusim_rank *rank);
+void dpusim_async_fini(struct dpusim_rank *rank);
+int dpusim_async_submit(struct dpusim_rank *rank, const struct dpusim_xfer *x,
+			const struct dpusim_xfer_dpu *dpus,
+			const struct dpusim_block *blocks);
+int dpusim_async_wait_idle(struct dpusim_rank *rank, u32 timeout_ms);
+int dpusim_async_sync(struct dpusim_rank *rank, u32 timeout_ms);
+void dpusim_async_drain(struct dpusim_rank *rank);
 
 /* ioctl.c */
 long dpusim_ioctl_dispatch(struct dpusim_rank *rank, unsigned int cmd,

@@ -57,9 +57,20 @@ static int dpusim_xfer_ioctl(struct dpusim_ucmd *ucmd)
 	return dpusim_xfer_user(ucmd->rank, ucmd->cmd);
 }
 
+static int dpusim_sync_ioctl(struct dpusim_ucmd *ucmd)
+{
+	struct dpusim_sync *sync = ucmd->cmd;
+
+	if (sync->flags || sync->__reserved ||
+	    sync->timeout_ms > DPUSIM_SYNC_MAX_TIMEOUT_MS)
+		return -EINVAL;
+	return dpusim_async_sync(ucmd->rank, sync->timeout_ms);
+}
+
 union dpusim_ucmd_buffer {
 	struct dpusim_rank_info info;
 	struct dpusim_xfer xfer;
+	struct dpusim_sync sync;
 };
 
 struct dpusim_ioctl_op {
@@ -83,6 +94,7 @@ static const struct dpusim_ioctl_op dpusim_ioctl_ops[] = {
 	IOCTL_OP(RANK_INFO, dpusim_rank_info, struct dpusim_rank_info,
 		 mram_size),
 	IOCTL_OP(XFER, dpusim_xfer_ioctl, struct dpusim_xfer, blocks),
+	IOCTL_OP(SYNC, dpusim_sync_ioctl, struct dpusim_sync, __reserved),
 };
 
 /**

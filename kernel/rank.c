@@ -67,10 +67,15 @@ int dpusim_rank_init(struct dpusim_rank *rank, u32 index,
 {
 	u32 i;
 
+	rank->index = index;
 	rank->dpus = kvcalloc(geo->nr_dpus, sizeof(*rank->dpus), GFP_KERNEL);
 	if (!rank->dpus)
 		return -ENOMEM;
-	rank->index = index;
+	if (dpusim_async_init(rank)) {
+		kvfree(rank->dpus);
+		rank->dpus = NULL;
+		return -ENOMEM;
+	}
 	rank->nr_dpus = geo->nr_dpus;
 	rank->mram_size = geo->mram_size;
 	rank->wram_size = geo->wram_size;
@@ -105,9 +110,12 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_rank_free_memory);
 /**
  * dpusim_rank_fini - undo dpusim_rank_init()
  * @rank: the rank
+ *
+ * Queued asynchronous transfers finish first.
  */
 void dpusim_rank_fini(struct dpusim_rank *rank)
 {
+	dpusim_async_fini(rank);
 	dpusim_rank_free_memory(rank);
 	kvfree(rank->dpus);
 	rank->dpus = NULL;
@@ -159,11 +167,14 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_rank_claim);
  * dpusim_rank_release - drop ownership; the rank is free for the next open
  * @rank: the rank, owned by the caller
  *
- * The rank's memory is freed: the next owner finds it all zeros, and the
- * pages go back to the budget.
+ * Queued asynchronous transfers finish first (they hold their pinned user
+ * pages, so this is safe after the owner's mm is gone).  Then the rank's
+ * memory is freed: the next owner finds it all zeros, and the pages go
+ * back to the budget.
  */
 void dpusim_rank_release(struct dpusim_rank *rank)
 {
+	dpusim_async_drain(rank);
 	dpusim_rank_free_memory(rank);
 	mutex_lock(&rank->lock);
 	put_pid(rank->owner);

@@ -26,7 +26,8 @@
 #include "dpusim.h"
 
 #define DPUSIM_XFER_FLAGS \
-	(DPUSIM_XFER_FROM_DPU | DPUSIM_XFER_NO_LENGTH_CHECK | DPUSIM_XFER_WRAM)
+	(DPUSIM_XFER_FROM_DPU | DPUSIM_XFER_NO_LENGTH_CHECK | \
+	 DPUSIM_XFER_WRAM | DPUSIM_XFER_ASYNC)
 
 /**
  * dpusim_walk_init - start walking a DPU's blocks
@@ -190,21 +191,8 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_check);
  * of every DPU, then block 1 of every DPU, ... as the hardware does (seed
  * 000).  Host blocks laid out in that order are adjacent, so their pages
  * are pinned in long runs, one pin_user_pages_fast() call per run.
+ * struct dpusim_order (dpusim.h) holds one cursor per DPU of the call.
  */
-struct dpusim_cursor {
-	struct dpusim_walk w;
-	u64 off;		/* the DPU's next memory offset */
-	struct dpusim_mem *mem;
-};
-
-struct dpusim_order {
-	struct dpusim_cursor *c;	/* one per DPU of the call */
-	u32 *act;		/* cursors with pieces left, in DPU order */
-	u32 nr_act;
-	u32 pos;		/* next entry of act in this round */
-	u32 kept;		/* entries of act kept in this round */
-};
-
 static void dpusim_order_init(struct dpusim_order *o, struct dpusim_rank *rank,
 			      const struct dpusim_xfer *x,
 			      const struct dpusim_xfer_dpu *dpus,
@@ -315,15 +303,20 @@ static int dpusim_xfer_pin(const struct dpusim_xfer *x, struct dpusim_order *o,
 	}
 }
 
-/*
- * Allocate the memory pages the call writes, all charged at once: -ENOSPC
- * or -ENOMEM leave every DPU as it was.
+/**
+ * dpusim_xfer_populate - allocate the memory pages a transfer writes
+ * @rank: the rank, its xfer_lock held
+ * @p: the transfer
+ *
+ * All pages are charged at once; nothing to do from the DPU.
+ *
+ * Return: 0, or -ENOSPC / -ENOMEM with every DPU as it was.
  */
-static int dpusim_xfer_populate(struct dpusim_rank *rank,
-				const struct dpusim_xfer *x,
-				const struct dpusim_xfer_dpu *dpus,
-				const struct dpusim_block *blocks)
+int dpusim_xfer_populate(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 {
+	const struct dpusim_xfer *x = &p->x;
+	const struct dpusim_xfer_dpu *dpus = p->dpus;
+	const struct dpusim_block *blocks = p->blocks;
 	const struct dpusim_block *b = blocks;
 	struct dpusim_mem_undo undo = {};
 	unsigned long missing = 0;
@@ -331,6 +324,9 @@ static int dpusim_xfer_populate(struct dpusim_rank *rank,
 	u32 i;
 	int ret;
 
+	lockdep_assert_held(&rank->xfer_lock);
+	if (x->flags & DPUSIM_XFER_FROM_DPU)
+		return 0;
 	for (i = 0; i < x->nr_dpus; b += dpus[i++].nr_blocks) {
 		dpusim_xfer_dpu_bytes(x, b, dpus[i].nr_blocks, &bytes);
 		missing += dpusim_mem_missing(dpusim_xfer_mem(rank, x,
@@ -394,16 +390,26 @@ static void dpusim_copy_piece(struct dpusim_mem *mem, u64 off,
 	}
 }
 
-static void dpusim_xfer_copy(struct dpusim_rank *rank,
-			     const struct dpusim_xfer *x,
-			     struct dpusim_order *o, struct page **pages)
+/**
+ * dpusim_xfer_copy - move the bytes of a pinned, populated transfer
+ * @rank: the rank, its xfer_lock held
+ * @p: the transfer
+ *
+ * Cannot fail.
+ */
+void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 {
+	const struct dpusim_xfer *x = &p->x;
+	struct dpusim_order *o = &p->o;
+	struct page **pages = p->pages;
 	bool to_mem = !(x->flags & DPUSIM_XFER_FROM_DPU);
 	struct dpusim_cursor *cur;
 	unsigned long nr = 0, idx;
 	u64 addr, len, last = 1, moved = 0;
 	u32 i;
 
+	lockdep_assert_held(&rank->xfer_lock);
+	dpusim_order_init(o, rank, x, p->dpus, p->blocks);
 	while ((cur = dpusim_order_next(o, &addr, &len))) {
 		idx = dpusim_piece_pages(&last, &nr, addr, len);
 		dpusim_copy_piece(cur->mem, cur->off, pages + idx, addr, len,
@@ -425,6 +431,69 @@ static void dpusim_xfer_copy(struct dpusim_rank *rank,
 }
 
 /**
+ * dpusim_xfer_pin_user - allocate the order and pin a transfer's user pages
+ * @rank: the rank
+ * @p: p->x, p->dpus and p->blocks set and checked, with DPUs
+ *
+ * Return: 0, then dpusim_xfer_unpin() releases @p; or -ENOMEM / -EFAULT
+ * with nothing pinned or allocated.
+ */
+int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
+{
+	const struct dpusim_xfer *x = &p->x;
+	unsigned long nr_pages;
+	int ret;
+
+	p->npinned = 0;
+	p->pages = NULL;
+	p->o.c = kmalloc_array(x->nr_dpus, sizeof(*p->o.c), GFP_KERNEL);
+	p->o.act = kmalloc_array(x->nr_dpus, sizeof(*p->o.act), GFP_KERNEL);
+	if (!p->o.c || !p->o.act) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	dpusim_order_init(&p->o, rank, x, p->dpus, p->blocks);
+	nr_pages = dpusim_xfer_nr_pages(&p->o);
+	if (nr_pages) {
+		p->pages = kvmalloc_array(nr_pages, sizeof(*p->pages),
+					  GFP_KERNEL);
+		if (!p->pages) {
+			ret = -ENOMEM;
+			goto err;
+		}
+	}
+	dpusim_order_init(&p->o, rank, x, p->dpus, p->blocks);
+	ret = dpusim_xfer_pin(x, &p->o, p->pages, &p->npinned);
+	if (ret)
+		goto err;
+	return 0;
+
+err:
+	dpusim_xfer_unpin(p, false);
+	return ret;
+}
+
+/**
+ * dpusim_xfer_unpin - unpin and free what dpusim_xfer_pin_user() took
+ * @p: the transfer
+ * @dirty: the copy wrote to the user pages (from the DPU)
+ */
+void dpusim_xfer_unpin(struct dpusim_xfer_pin *p, bool dirty)
+{
+	if (p->x.flags & DPUSIM_XFER_FROM_DPU)
+		unpin_user_pages_dirty_lock(p->pages, p->npinned, dirty);
+	else
+		unpin_user_pages(p->pages, p->npinned);
+	p->npinned = 0;
+	kvfree(p->pages);
+	p->pages = NULL;
+	kfree(p->o.act);
+	p->o.act = NULL;
+	kfree(p->o.c);
+	p->o.c = NULL;
+}
+
+/**
  * dpusim_xfer_run - run a transfer whose lists are already in the kernel
  * @rank: the rank
  * @x: the header
@@ -432,62 +501,44 @@ static void dpusim_xfer_copy(struct dpusim_rank *rank,
  * @blocks: x->nr_blocks entries; their addresses are user addresses of
  *          the current process
  *
+ * With DPUSIM_XFER_ASYNC the transfer is queued once checked, pinned and
+ * populated (async.c); without it, queued transfers of the rank go first.
+ *
  * Return: 0, or an errno of struct dpusim_xfer with nothing changed.
  */
 int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
 		    const struct dpusim_xfer_dpu *dpus,
 		    const struct dpusim_block *blocks)
 {
-	unsigned long nr_pages, npinned = 0;
-	struct page **pages = NULL;
-	struct dpusim_order o;
+	struct dpusim_xfer_pin p = {
+		.x = *x,
+		.dpus = dpus,
+		.blocks = blocks,
+	};
 	int ret;
 
 	ret = dpusim_xfer_check(rank, x, dpus, blocks);
 	if (ret || !x->nr_dpus)
 		return ret;
+	if (x->flags & DPUSIM_XFER_ASYNC)
+		return dpusim_async_submit(rank, x, dpus, blocks);
 
-	o.c = kmalloc_array(x->nr_dpus, sizeof(*o.c), GFP_KERNEL);
-	o.act = kmalloc_array(x->nr_dpus, sizeof(*o.act), GFP_KERNEL);
-	if (!o.c || !o.act) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
-	dpusim_order_init(&o, rank, x, dpus, blocks);
-	nr_pages = dpusim_xfer_nr_pages(&o);
-	if (nr_pages) {
-		pages = kvmalloc_array(nr_pages, sizeof(*pages), GFP_KERNEL);
-		if (!pages) {
-			ret = -ENOMEM;
-			goto out_free;
-		}
-	}
-
-	dpusim_order_init(&o, rank, x, dpus, blocks);
-	ret = dpusim_xfer_pin(x, &o, pages, &npinned);
+	ret = dpusim_xfer_pin_user(rank, &p);
+	if (ret)
+		return ret;
+	ret = dpusim_async_wait_idle(rank, 0);
 	if (ret)
 		goto out_unpin;
-
 	ret = mutex_lock_interruptible(&rank->xfer_lock);
 	if (ret)
 		goto out_unpin;
-	if (!(x->flags & DPUSIM_XFER_FROM_DPU))
-		ret = dpusim_xfer_populate(rank, x, dpus, blocks);
-	if (!ret) {
-		dpusim_order_init(&o, rank, x, dpus, blocks);
-		dpusim_xfer_copy(rank, x, &o, pages);
-	}
+	ret = dpusim_xfer_populate(rank, &p);
+	if (!ret)
+		dpusim_xfer_copy(rank, &p);
 	mutex_unlock(&rank->xfer_lock);
 
 out_unpin:
-	if (x->flags & DPUSIM_XFER_FROM_DPU)
-		unpin_user_pages_dirty_lock(pages, npinned, !ret);
-	else
-		unpin_user_pages(pages, npinned);
-	kvfree(pages);
-out_free:
-	kfree(o.act);
-	kfree(o.c);
+	dpusim_xfer_unpin(&p, !ret);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_run);

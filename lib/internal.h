@@ -50,8 +50,9 @@ struct dpusim_set_props {
 	void (*program_release)(struct dpu_program_t *program);
 
 	/*
-	 * Transfer engine state (async jobs, ...). dpu_free calls
-	 * xfer_release(props) (when set) first, before anything is closed.
+	 * Transfer engine state (unused today). dpu_free calls
+	 * xfer_release(props) (when set: after an ASYNC transfer, it syncs
+	 * the set) first, before anything is closed.
 	 */
 	void *xfer;
 	void (*xfer_release)(struct dpusim_set_props *props);

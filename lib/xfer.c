@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * libdpusim: the transfer engine (steps described in xfer.h). The public
- * functions built on it are in xfer_api.c, the async queue in async.c.
+ * functions built on it are in xfer_api.c, the ASYNC flags in async.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -450,7 +450,9 @@ static const char *errno_hint(int err)
 	case ENOSPC:
 		return "the simulated-memory budget (/sys/module/dpusim/parameters/mram_budget) is exhausted";
 	case ENOMEM:
-		return "the kernel is out of memory";
+		return "the kernel is out of memory, or an asynchronous transfer would pin more than RLIMIT_MEMLOCK (ulimit -l)";
+	case ETIMEDOUT:
+		return "queued asynchronous transfers of the rank did not finish in time";
 	case E2BIG:
 		return "over the limits of one transfer";
 	case EOVERFLOW:

@@ -15,8 +15,8 @@
  *   4. check     every part (sg rules, kernel per-call limits) before any
  *                ioctl, so a refused call changes no DPU of any rank;
  *   5. issue     exactly one DPUSIM_IOCTL_XFER per rank that has DPUs taking
- *                part, the ranks in parallel (now, or later from the set's
- *                async worker).
+ *                part, the ranks in parallel (with DPUSIM_XFER_ASYNC for
+ *                the ASYNC flags: dpusim.ko queues the copy).
  *
  * Steps 1-4 need no device: the unit tests run them on ranks built with
  * dpusim_rank_new(-1, ...).
@@ -68,7 +68,6 @@ struct dpusim_xfer_req {
 	uint32_t sg_max_blocks;
 	bool sg_length_check;
 
-	struct dpusim_xfer_req *next;	/* async queue link */
 };
 
 /*
@@ -130,20 +129,19 @@ dpu_error_t dpusim_xfer_errno_to_error(int err);
 /* ------------------------------------------------------------ async.c */
 
 /*
- * Queue req (fully gathered and checked) on the set's worker thread, which
- * is started on first use; takes ownership of req, also on failure.
- * The kernel has no asynchronous ioctl (yet): this is library-side
- * queueing, the worker issues the same synchronous ioctls later.
+ * Issue req (fully gathered and checked) with DPUSIM_XFER_ASYNC: one ioctl
+ * per rank, queued by dpusim.ko, errors returned at once as by
+ * dpusim_xfer_issue. Makes dpu_free sync the set first. The caller keeps
+ * req (the kernel has its own copy of the lists).
  */
 dpu_error_t dpusim_async_submit(struct dpusim_set_props *props,
 				struct dpusim_xfer_req *req);
 
 /*
- * Wait until every job queued on the set so far has run. With take_error,
- * return the first error of those jobs and clear it (dpu_sync); without,
- * return DPU_OK and leave it for dpu_sync (a synchronous transfer waiting
- * for its turn).
+ * DPUSIM_IOCTL_SYNC on every rank of the set: wait until the transfers
+ * queued so far have run; return the first error of those jobs (the
+ * kernel clears it), logged with fn.
  */
-dpu_error_t dpusim_async_wait(struct dpusim_set_props *props, bool take_error);
+dpu_error_t dpusim_async_sync(struct dpusim_set_props *props, const char *fn);
 
 #endif /* DPUSIM_LIB_XFER_H */

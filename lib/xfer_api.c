@@ -90,15 +90,14 @@ static dpu_error_t run_xfer(struct dpu_set_t set, const struct xfer_desc *d)
 	if (ret != DPU_OK)
 		goto out;
 
-	if (d->async) {
-		if (d->reset_prepared)
-			clear_prepared(req);
-		/* Takes req, also on failure. */
-		return dpusim_async_submit(props, req);
-	}
-	/* Queued asynchronous work of the set runs first (submission order). */
-	dpusim_async_wait(props, false);
-	ret = dpusim_xfer_issue(req);
+	/*
+	 * dpusim.ko queues an ASYNC transfer; a synchronous one waits there
+	 * for the queued transfers of the rank first (submission order).
+	 */
+	if (d->async)
+		ret = dpusim_async_submit(props, req);
+	else
+		ret = dpusim_xfer_issue(req);
 	/* As UPMEM: the buffers are cleared after a successful transfer only. */
 	if (ret == DPU_OK && d->reset_prepared)
 		clear_prepared(req);

@@ -18,10 +18,14 @@
  *              or a count over its documented limit
  *   EOVERFLOW  offset + length wraps or leaves the simulated memory
  *   EBUSY      the rank is owned by another open file
- *   ENOMEM     the kernel could not allocate its own bookkeeping
+ *   ENOMEM     the kernel could not allocate its own bookkeeping, or
+ *              the pages an asynchronous transfer pins would exceed the
+ *              caller's RLIMIT_MEMLOCK
  *   ENOSPC     the simulated-memory budget is exhausted; nothing changed
  *   ENOTTY     unknown ioctl command
  *   ENODEV     the device is gone
+ *   ETIMEDOUT  a wait for queued asynchronous transfers timed out
+ *   EINTR      a wait was interrupted by a signal (ERESTARTSYS restarts it)
  */
 #ifndef _UAPI_DPUSIM_H
 #define _UAPI_DPUSIM_H
@@ -37,6 +41,7 @@
 enum {
 	DPUSIM_CMD_RANK_INFO = DPUSIM_CMD_BASE,
 	DPUSIM_CMD_XFER,
+	DPUSIM_CMD_SYNC,
 };
 
 /**
@@ -97,6 +102,18 @@ enum {
 	DPUSIM_XFER_NO_LENGTH_CHECK = 1 << 1,
 	/* The memory is the DPU's WRAM instead of its MRAM */
 	DPUSIM_XFER_WRAM = 1 << 2,
+	/*
+	 * Return once the transfer is queued; DPUSIM_IOCTL_SYNC waits for it.
+	 * Everything is checked, the user pages pinned and the memory pages
+	 * allocated before the call returns, so its errors are those of a
+	 * synchronous call, with nothing changed.  The pinned pages are
+	 * charged to the caller's RLIMIT_MEMLOCK until the copy is done
+	 * (ENOMEM over it).  The user buffers must stay valid and unchanged
+	 * until DPUSIM_IOCTL_SYNC.  Queued transfers of the open file run in
+	 * submission order; a synchronous DPUSIM_IOCTL_XFER waits for them
+	 * first.  Closing the file (also at process exit) waits for them.
+	 */
+	DPUSIM_XFER_ASYNC = 1 << 3,
 };
 
 /* Limits of one DPUSIM_IOCTL_XFER (E2BIG above them) */
@@ -124,7 +141,11 @@ enum {
  * DPUs than the rank has, over DPUSIM_XFER_MAX_BLOCKS or
  * DPUSIM_XFER_MAX_BYTES), EOVERFLOW (@offset + @length past the memory),
  * EFAULT (a bad descriptor or block address), ENOSPC (the module's
- * resident-memory budget, parameter mram_budget, would be exceeded).
+ * resident-memory budget, parameter mram_budget, would be exceeded),
+ * ENOMEM (also: with DPUSIM_XFER_ASYNC, the pinned pages would exceed
+ * RLIMIT_MEMLOCK).  A synchronous call first waits for the file's queued
+ * asynchronous transfers: EINTR/ERESTARTSYS on a signal, ETIMEDOUT after
+ * DPUSIM_SYNC_DEFAULT_TIMEOUT_MS, both with nothing changed.
  */
 struct dpusim_xfer {
 	__u32 size;
@@ -138,5 +159,35 @@ struct dpusim_xfer {
 };
 
 #define DPUSIM_IOCTL_XFER	_IO(DPUSIM_TYPE, DPUSIM_CMD_XFER)
+
+/* dpusim_sync::timeout_ms: 0 means the default; above the maximum, EINVAL */
+#define DPUSIM_SYNC_DEFAULT_TIMEOUT_MS	10000U
+#define DPUSIM_SYNC_MAX_TIMEOUT_MS	600000U
+
+/**
+ * struct dpusim_sync - DPUSIM_IOCTL_SYNC
+ * @size: sizeof(struct dpusim_sync)
+ * @flags: must be 0
+ * @timeout_ms: longest wait in milliseconds; 0 for
+ *              DPUSIM_SYNC_DEFAULT_TIMEOUT_MS, at most
+ *              DPUSIM_SYNC_MAX_TIMEOUT_MS
+ * @__reserved: must be 0
+ *
+ * Waits until every DPUSIM_XFER_ASYNC transfer queued on the open file has
+ * finished.  Returns 0, or the first error one of them hit since the
+ * previous DPUSIM_IOCTL_SYNC (as -errno; the error is then cleared).
+ * Errors: EINVAL (unknown flag, non-zero @__reserved, @timeout_ms over the
+ * maximum, @size below 16), E2BIG (non-zero bytes past the struct), EFAULT
+ * (bad struct pointer), ETIMEDOUT (the transfers did not finish in time;
+ * they are still queued), EINTR/ERESTARTSYS (a signal; call again).
+ */
+struct dpusim_sync {
+	__u32 size;
+	__u32 flags;
+	__u32 timeout_ms;
+	__u32 __reserved;
+};
+
+#define DPUSIM_IOCTL_SYNC	_IO(DPUSIM_TYPE, DPUSIM_CMD_SYNC)
 
 #endif /* _UAPI_DPUSIM_H */

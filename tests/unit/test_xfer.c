@@ -582,25 +582,23 @@ static void test_async(void)
 		return;
 	}
 	UNIT_CHECK("async: dpu_sync with nothing queued", dpu_sync(set) == DPU_OK, "failed");
-	/* queued: the ioctl fails later in the worker (fd -1) */
-	UNIT_CHECK("async: broadcast queued",
+	/* dpusim.ko queues: the ioctl's error (fd -1) comes back at once */
+	UNIT_CHECK("async: broadcast refused at once",
 		   dpu_broadcast_to(set, DPU_MRAM_HEAP_POINTER_NAME, 0, buf, 16,
-				    DPU_XFER_ASYNC) == DPU_OK, "refused");
+				    DPU_XFER_ASYNC) == DPU_ERR_DRIVER, "other result");
 	UNIT_CHECK("async: validation errors returned at once",
 		   dpu_broadcast_to(set, "nope", 0, buf, 16, DPU_XFER_ASYNC) ==
 		   DPU_ERR_UNKNOWN_SYMBOL, "other result");
-	UNIT_CHECK("async: dpu_sync returns the job's error", dpu_sync(set) == DPU_ERR_DRIVER,
+	UNIT_CHECK("async: nothing queued, dpu_sync has no error", dpu_sync(set) == DPU_OK,
 		   "other result");
-	UNIT_CHECK("async: the error is cleared by dpu_sync", dpu_sync(set) == DPU_OK,
-		   "not cleared");
-	/* ASYNC push_xfer clears the prepared buffers once queued */
+	/* ASYNC push_xfer that fails keeps the prepared buffers (as UPMEM) */
 	DPU_FOREACH(set, dpu, i)
 		dpu_prepare_xfer(dpu, buf);
-	UNIT_CHECK("async: push_xfer queued",
+	UNIT_CHECK("async: failed push_xfer keeps the buffers",
 		   dpu_push_xfer(set, DPU_XFER_FROM_DPU, DPU_MRAM_HEAP_POINTER_NAME, 0, 16,
-				 DPU_XFER_ASYNC) == DPU_OK &&
-		   set.list.ranks[1]->dpus[3].prepared_buffer == NULL, "not cleared");
-	/* queued work is waited for by dpu_free (valgrind: nothing leaks) */
+				 DPU_XFER_ASYNC) == DPU_ERR_DRIVER &&
+		   set.list.ranks[1]->dpus[3].prepared_buffer == buf, "cleared");
+	/* dpu_free after ASYNC calls syncs first (valgrind: nothing leaks) */
 	for (i = 0; i < 20; i++)
 		dpu_broadcast_to(set, DPU_MRAM_HEAP_POINTER_NAME, 0, buf, 16, DPU_XFER_ASYNC);
 	UNIT_CHECK("async: dpu_free with queued work", dpu_free(set) == DPU_OK, "failed");

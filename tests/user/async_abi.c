@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ABI tests of asynchronous transfers through /dev/dpusim/rank0:
+ * DPUSIM_XFER_ASYNC and DPUSIM_IOCTL_SYNC (struct rules, one test per
+ * failure path), RLIMIT_MEMLOCK, and a rank closed or a process exiting
+ * with transfers still queued.
+ */
+#include <stddef.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "common.h"
+
+#define LEN 4096
+#define BIG (16 << 20)		/* bytes per DPU of the "big" transfers */
+#define BIG_DPUS 4
+
+FIXTURE(async) {
+	int fd;
+	struct dpusim_xfer_dpu dpus[2];
+	struct dpusim_block blocks[2];
+	struct dpusim_xfer x;
+	struct dpusim_sync s;
+	uint8_t *src, *dst;
+};
+
+FIXTURE_SETUP(async)
+{
+	int i;
+
+	self->fd = open(RANK_PATH(0), O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(errno));
+	self->src = malloc(2 * LEN);
+	self->dst = malloc(2 * LEN);
+	ASSERT_NE(NULL, self->src);
+	ASSERT_NE(NULL, self->dst);
+	for (i = 0; i < 2 * LEN; i++)
+		self->src[i] = i * 29 + 3;
+	memset(self->dst, 0xee, 2 * LEN);
+	self->dpus[0] = (struct dpusim_xfer_dpu){ .dpu = 2, .nr_blocks = 1 };
+	self->dpus[1] = (struct dpusim_xfer_dpu){ .dpu = 11, .nr_blocks = 1 };
+	self->blocks[0] = (struct dpusim_block){ (uintptr_t)self->src, LEN };
+	self->blocks[1] = (struct dpusim_block){ (uintptr_t)(self->src + LEN), LEN };
+	self->x = (struct dpusim_xfer){
+		.size = sizeof(self->x),
+		.flags = DPUSIM_XFER_ASYNC,
+		.offset = 4096,
+		.length = LEN,
+		.nr_dpus = 2,
+		.nr_blocks = 2,
+		.dpus = (uintptr_t)self->dpus,
+		.blocks = (uintptr_t)self->blocks,
+	};
+	self->s = (struct dpusim_sync){ .size = sizeof(self->s) };
+}
+
+FIXTURE_TEARDOWN(async)
+{
+	free(self->src);
+	free(self->dst);
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+static int xfer(int fd, struct dpusim_xfer *x)
+{
+	return ioctl(fd, DPUSIM_IOCTL_XFER, x);
+}
+
+static int sync_rank(int fd, struct dpusim_sync *s)
+{
+	return ioctl(fd, DPUSIM_IOCTL_SYNC, s);
+}
+
+/* Queue a BIG-byte transfer to BIG_DPUS DPUs of the rank from one buffer. */
+static int queue_big(int fd, uint8_t **bufp)
+{
+	struct dpusim_xfer_dpu d[BIG_DPUS];
+	struct dpusim_block b[BIG_DPUS];
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .flags = DPUSIM_XFER_ASYNC,
+		.length = BIG, .nr_dpus = BIG_DPUS, .nr_blocks = BIG_DPUS,
+		.dpus = (uintptr_t)d, .blocks = (uintptr_t)b,
+	};
+	uint8_t *buf = malloc(BIG);
+	int i;
+
+	*bufp = buf;
+	if (!buf)
+		return -1;
+	memset(buf, 0x5a, BIG);
+	for (i = 0; i < BIG_DPUS; i++) {
+		d[i] = (struct dpusim_xfer_dpu){ .dpu = i, .nr_blocks = 1 };
+		b[i] = (struct dpusim_block){ (uintptr_t)buf, BIG };
+	}
+	return xfer(fd, &x);
+}
+
+/* ------------------------------------------------------------ SYNC ABI */
+
+TEST_F(async, sync_nothing_queued)
+{
+	EXPECT_EQ(0, sync_rank(self->fd, &self->s));
+	self->s.timeout_ms = 1;
+	EXPECT_EQ(0, sync_rank(self->fd, &self->s));
+	self->s.timeout_ms = DPUSIM_SYNC_MAX_TIMEOUT_MS;
+	EXPECT_EQ(0, sync_rank(self->fd, &self->s));
+}
+
+TEST_F(async, sync_short_struct)
+{
+	self->s.size = offsetof(struct dpusim_sync, __reserved);
+	EXPECT_ERRNO(EINVAL, sync_rank(self->fd, &self->s));
+}
+
+TEST_F(async, sync_long_struct)
+{
+	struct {
+		struct dpusim_sync s;
+		uint64_t tail;
+	} big = { .s = { .size = sizeof(big) } };
+
+	EXPECT_EQ(0, sync_rank(self->fd, &big.s));
+	big.tail = 1;
+	EXPECT_ERRNO(E2BIG, sync_rank(self->fd, &big.s));
+}
+
+TEST_F(async, sync_bad_flags)
+{
+	self->s.flags = 1;
+	EXPECT_ERRNO(EINVAL, sync_rank(self->fd, &self->s));
+}
+
+TEST_F(async, sync_reserved)
+{
+	self->s.__reserved = 1;
+	EXPECT_ERRNO(EINVAL, sync_rank(self->fd, &self->s));
+}
+
+TEST_F(async, sync_timeout_over_max)
+{
+	self->s.timeout_ms = DPUSIM_SYNC_MAX_TIMEOUT_MS + 1;
+	EXPECT_ERRNO(EINVAL, sync_rank(self->fd, &self->s));
+}
+
+TEST_F(async, sync_bad_pointer)
+{
+	EXPECT_ERRNO(EFAULT, ioctl(self->fd, DPUSIM_IOCTL_SYNC, (void *)8));
+}
+
+/* ------------------------------------------------------------ transfers */
+
+TEST_F(async, round_trip)
+{
+	long long ioctls = sysfs_rank_attr(0, "xfer_ioctls");
+
+	ASSERT_EQ(0, xfer(self->fd, &self->x));
+	/* The MRAM is allocated before the call returns. */
+	EXPECT_EQ(2 * LEN, sysfs_rank_attr(0, "mram_resident_bytes"));
+	self->x.flags |= DPUSIM_XFER_FROM_DPU;
+	self->blocks[0].addr = (uintptr_t)self->dst;
+	self->blocks[1].addr = (uintptr_t)(self->dst + LEN);
+	ASSERT_EQ(0, xfer(self->fd, &self->x));
+	ASSERT_EQ(0, sync_rank(self->fd, &self->s));
+	EXPECT_EQ(0, memcmp(self->src, self->dst, 2 * LEN));
+	EXPECT_EQ(ioctls + 2, sysfs_rank_attr(0, "xfer_ioctls"));
+	EXPECT_EQ(0, sync_rank(self->fd, &self->s));
+}
+
+/* A synchronous call after an ASYNC one sees its data. */
+TEST_F(async, sync_xfer_waits_for_queued)
+{
+	ASSERT_EQ(0, xfer(self->fd, &self->x));
+	self->x.flags = DPUSIM_XFER_FROM_DPU;
+	self->blocks[0].addr = (uintptr_t)self->dst;
+	self->blocks[1].addr = (uintptr_t)(self->dst + LEN);
+	ASSERT_EQ(0, xfer(self->fd, &self->x));
+	EXPECT_EQ(0, memcmp(self->src, self->dst, 2 * LEN));
+	EXPECT_EQ(0, sync_rank(self->fd, &self->s));
+}
+
+/* Submit errors come back at once; nothing is queued or allocated. */
+TEST_F(async, bad_block_address_at_submit)
+{
+	long long ioctls = sysfs_rank_attr(0, "xfer_ioctls");
+	void *hole = mmap(NULL, LEN, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+
+	ASSERT_NE(MAP_FAILED, hole);
+	self->blocks[1].addr = (uintptr_t)hole;
+	EXPECT_ERRNO(EFAULT, xfer(self->fd, &self->x));
+	EXPECT_EQ(0, sync_rank(self->fd, &self->s));
+	EXPECT_EQ(0, sysfs_rank_attr(0, "mram_resident_bytes"));
+	EXPECT_EQ(ioctls, sysfs_rank_attr(0, "xfer_ioctls"));
+	munmap(hole, LEN);
+}
+
+/*
+ * Over RLIMIT_MEMLOCK: ENOMEM, nothing changed.  In a child without
+ * CAP_IPC_LOCK (which bypasses the limit): root drops to nobody.
+ */
+TEST_F(async, memlock_limit_enomem)
+{
+	long long ioctls = sysfs_rank_attr(0, "xfer_ioctls");
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct rlimit rl = { 4096, 4096 };
+		uint8_t *buf;
+		int r;
+
+		if (setrlimit(RLIMIT_MEMLOCK, &rl))
+			_exit(10);
+		if (getuid() == 0 && setresuid(65534, 65534, 65534))
+			_exit(11);
+		r = queue_big(self->fd, &buf);
+		if (r != -1)
+			_exit(12);
+		if (errno != ENOMEM)
+			_exit(13);
+		/* A synchronous transfer pins without the charge. */
+		self->x.flags = 0;
+		if (xfer(self->fd, &self->x))
+			_exit(14);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(2 * LEN, sysfs_rank_attr(0, "mram_resident_bytes"));
+	EXPECT_EQ(ioctls + 1, sysfs_rank_attr(0, "xfer_ioctls"));
+	EXPECT_EQ(0, sync_rank(self->fd, &self->s));
+}
+
+/* Close with a big transfer queued: the close waits, the rank is clean. */
+TEST_F(async, close_with_queued_transfer)
+{
+	uint8_t *buf;
+	int fd;
+
+	ASSERT_EQ(0, queue_big(self->fd, &buf));
+	EXPECT_EQ(0, close(self->fd));
+	self->fd = -1;
+	EXPECT_EQ(0, sysfs_rank_attr(0, "is_owned"));
+	EXPECT_EQ(0, sysfs_rank_attr(0, "mram_resident_bytes"));
+	free(buf);
+
+	fd = open(RANK_PATH(0), O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, sysfs_rank_attr(0, "mram_resident_bytes"));
+	EXPECT_EQ(0, sync_rank(fd, &self->s));
+	self->fd = fd;
+}
+
+/* A process that exits with a transfer queued leaves the rank free. */
+TEST_F(async, exit_with_queued_transfer)
+{
+	int status;
+	pid_t pid;
+
+	close(self->fd);
+	self->fd = -1;
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		uint8_t *buf;
+		int fd = open(RANK_PATH(0), O_RDWR | O_CLOEXEC);
+
+		if (fd < 0)
+			_exit(10);
+		if (queue_big(fd, &buf))
+			_exit(11);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, sysfs_rank_attr(0, "is_owned"));
+	EXPECT_EQ(0, sysfs_rank_attr(0, "owner_pid"));
+	EXPECT_EQ(0, sysfs_rank_attr(0, "mram_resident_bytes"));
+}
+
+TEST_HARNESS_MAIN
