@@ -145,6 +145,9 @@ int dpusim_mem_populate(struct dpusim_mem *mem, u64 off, u64 len,
 			struct dpusim_mem_undo *undo);
 void dpusim_mem_undo(struct dpusim_mem_undo *undo);
 void dpusim_mem_zero(struct dpusim_mem *mem, u64 off, u64 len);
+struct page *dpusim_mem_page(struct dpusim_mem *mem, u64 off);
+void dpusim_page_copy(struct page *page, u64 off, void *buf, size_t len,
+		      bool to_mem);
 void dpusim_mem_copy_page(struct dpusim_mem *mem, u64 off, void *buf,
 			  size_t len, bool to_mem);
 
@@ -184,6 +187,8 @@ struct dpusim_cursor {
 	struct dpusim_walk w;
 	u64 off;		/* the DPU's next memory offset */
 	struct dpusim_mem *mem;
+	pgoff_t page_idx;	/* which page of @mem @page is */
+	struct page *page;	/* the last page looked up, NULL for a hole */
 };
 
 struct dpusim_order {

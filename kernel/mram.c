@@ -99,15 +99,22 @@ static pgoff_t dpusim_end_page(u64 off, u64 len)
  */
 unsigned long dpusim_mem_missing(struct dpusim_mem *mem, u64 off, u64 len)
 {
-	pgoff_t idx, end = dpusim_end_page(off, len);
-	unsigned long missing = 0;
+	pgoff_t first = dpusim_first_page(off), end = dpusim_end_page(off, len);
+	XA_STATE(xas, &mem->pages, first);
+	unsigned long present = 0;
+	struct page *page;
 
 	if (!len)
 		return 0;
-	for (idx = dpusim_first_page(off); idx < end; idx++)
-		if (!xa_load(&mem->pages, idx))
-			missing++;
-	return missing;
+	/* One walk over the present entries, not a lookup per page. */
+	rcu_read_lock();
+	xas_for_each(&xas, page, end - 1) {
+		if (xas_retry(&xas, page))
+			continue;
+		present++;
+	}
+	rcu_read_unlock();
+	return end - first - present;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_missing);
 
@@ -224,18 +231,29 @@ static void dpusim_copy(void *dst, void *src, size_t len)
 }
 
 /**
- * dpusim_mem_copy_page - move up to one page between a mapped buffer and
- * the memory
+ * dpusim_mem_page - the resident page holding byte @off, or NULL (a hole)
  * @mem: the memory
- * @off: byte offset in @mem
- * @buf: kernel address of the other side
- * @len: bytes; [@off, @off + @len) must not cross a page of @mem
- * @to_mem: direction; writing needs the page populated
+ * @off: byte offset
  */
-void dpusim_mem_copy_page(struct dpusim_mem *mem, u64 off, void *buf,
-			  size_t len, bool to_mem)
+struct page *dpusim_mem_page(struct dpusim_mem *mem, u64 off)
 {
-	struct page *page = xa_load(&mem->pages, off >> PAGE_SHIFT);
+	return xa_load(&mem->pages, off >> PAGE_SHIFT);
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_page);
+
+/**
+ * dpusim_page_copy - move bytes between a mapped buffer and a memory page
+ * @page: the page of the memory holding @off, NULL for a hole
+ * @off: byte offset in the memory
+ * @buf: kernel address of the other side
+ * @len: bytes; [@off, @off + @len) must not cross a page of the memory
+ * @to_mem: direction; writing needs the page populated
+ *
+ * A hole reads as zeros.
+ */
+void dpusim_page_copy(struct page *page, u64 off, void *buf, size_t len,
+		      bool to_mem)
+{
 	void *m;
 
 	if (!page) {
@@ -249,5 +267,21 @@ void dpusim_mem_copy_page(struct dpusim_mem *mem, u64 off, void *buf,
 	else
 		dpusim_copy(buf, m + offset_in_page(off), len);
 	kunmap_local(m);
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_page_copy);
+
+/**
+ * dpusim_mem_copy_page - move up to one page between a mapped buffer and
+ * the memory
+ * @mem: the memory
+ * @off: byte offset in @mem
+ * @buf: kernel address of the other side
+ * @len: bytes; [@off, @off + @len) must not cross a page of @mem
+ * @to_mem: direction; writing needs the page populated
+ */
+void dpusim_mem_copy_page(struct dpusim_mem *mem, u64 off, void *buf,
+			  size_t len, bool to_mem)
+{
+	dpusim_page_copy(dpusim_mem_page(mem, off), off, buf, len, to_mem);
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_copy_page);

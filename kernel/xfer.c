@@ -205,6 +205,7 @@ static void dpusim_order_init(struct dpusim_order *o, struct dpusim_rank *rank,
 				 x->length);
 		o->c[i].off = x->offset;
 		o->c[i].mem = dpusim_xfer_mem(rank, x, dpus[i].dpu);
+		o->c[i].page_idx = ULONG_MAX;	/* nothing looked up yet */
 		o->act[i] = i;
 	}
 	o->nr_act = x->nr_dpus;
@@ -366,18 +367,36 @@ err_uncharge:
 }
 
 /* Move one piece: host bytes at @addr, in @pages, and memory at @off. */
-static void dpusim_copy_piece(struct dpusim_mem *mem, u64 off,
-			      struct page **pages, u64 addr, u64 len,
-			      bool to_mem)
+/*
+ * The memory page of the cursor's DPU that holds byte @off.  Small blocks
+ * put many pieces in one page: the last lookup is kept.  The xarray does
+ * not change under xfer_lock, which the copy holds.
+ */
+static struct page *dpusim_cursor_page(struct dpusim_cursor *cur, u64 off)
+{
+	pgoff_t idx = off >> PAGE_SHIFT;
+
+	if (idx != cur->page_idx) {
+		cur->page = dpusim_mem_page(cur->mem, off);
+		cur->page_idx = idx;
+	}
+	return cur->page;
+}
+
+/* Move one piece: host bytes at @addr, in @pages, and the DPU's memory. */
+static void dpusim_copy_piece(struct dpusim_cursor *cur, struct page **pages,
+			      u64 addr, u64 len, bool to_mem)
 {
 	size_t uoff = offset_in_page(addr), n;
+	u64 off = cur->off;
 	void *u;
 
 	while (len) {
 		n = min_t(u64, len, min(PAGE_SIZE - uoff,
 					PAGE_SIZE - offset_in_page(off)));
 		u = kmap_local_page(*pages);
-		dpusim_mem_copy_page(mem, off, u + uoff, n, to_mem);
+		dpusim_page_copy(dpusim_cursor_page(cur, off), off, u + uoff,
+				 n, to_mem);
 		kunmap_local(u);
 		uoff += n;
 		if (uoff == PAGE_SIZE) {
@@ -412,8 +431,7 @@ void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 	dpusim_order_init(o, rank, x, p->dpus, p->blocks);
 	while ((cur = dpusim_order_next(o, &addr, &len))) {
 		idx = dpusim_piece_pages(&last, &nr, addr, len);
-		dpusim_copy_piece(cur->mem, cur->off, pages + idx, addr, len,
-				  to_mem);
+		dpusim_copy_piece(cur, pages + idx, addr, len, to_mem);
 		cur->off += len;
 	}
 	for (i = 0; i < x->nr_dpus; i++) {
