@@ -26,7 +26,7 @@ KVER        ?= $(shell uname -r)
 KDIR        ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
                  $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))))
 MODDIR      ?= $(BUILD)/module/$(notdir $(patsubst %/,%,$(KDIR)))
-KSOURCES    := Kbuild $(wildcard kernel/*.c kernel/*.h kernel/tests/*.c) include/uapi/dpusim.h
+KSOURCES    := Kbuild $(wildcard kernel/*.c kernel/*.h kernel/tests/*.c kernel/tests/*.h) include/uapi/dpusim.h
 
 # ---------------------------------------------------------------- user space
 CC          ?= cc
@@ -59,7 +59,7 @@ module: $(KSOURCES)
 	@mkdir -p $(MODDIR)/kernel/tests $(MODDIR)/include/uapi
 	@cp -p Kbuild $(MODDIR)/
 	@cp -p $(wildcard kernel/*.c kernel/*.h) $(MODDIR)/kernel/
-	@if ls kernel/tests/*.c >/dev/null 2>&1; then cp -p kernel/tests/*.c $(MODDIR)/kernel/tests/; fi
+	@cp -p $(wildcard kernel/tests/*.c kernel/tests/*.h) $(MODDIR)/kernel/tests/
 	@cp -p include/uapi/dpusim.h $(MODDIR)/include/uapi/
 	$(MAKE) -C $(KDIR) M=$(abspath $(MODDIR)) $(if $(C),C=$(C)) modules
 
@@ -140,7 +140,7 @@ check:
 	tests/check
 
 checkpatch:
-	$(KSRC)/scripts/checkpatch.pl --no-tree --strict -f kernel/*.c kernel/*.h kernel/tests/*.c
+	$(KSRC)/scripts/checkpatch.pl --no-tree --strict -f kernel/*.c kernel/*.h kernel/tests/*.c kernel/tests/*.h
 
 sparse:
 	$(MAKE) module C=2

@@ -9,7 +9,7 @@
 #include <linux/mman.h>
 #include <linux/uaccess.h>
 
-#include "../dpusim.h"
+#include "xfer_fixture.h"
 
 /* ------------------------------------------------------------ walker */
 
@@ -196,131 +196,40 @@ static struct kunit_suite check_suite = {
 
 /* ------------------------------------------------------------ transfers */
 
-#define UMEM_PAGES 8
-
-static const struct dpusim_geometry run_geo = {
-	.nr_ranks = 1,
-	.nr_dpus = 4,
-	.mram_size = 16 * PAGE_SIZE,
-	.wram_size = SZ_4K,
-};
-
-struct xfer_test {
-	struct dpusim_budget budget;
-	struct dpusim_rank rank;
-	u8 __user *umem;
-	u8 *kbuf;
-};
-
-static int xfer_test_init(struct kunit *test)
-{
-	struct xfer_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	unsigned long addr;
-	size_t i;
-
-	KUNIT_ASSERT_NOT_NULL(test, t);
-	t->budget.limit = SZ_1M;
-	KUNIT_ASSERT_EQ(test, dpusim_rank_init(&t->rank, 0, &run_geo,
-					       &t->budget), 0);
-	test->priv = t;
-	addr = kunit_vm_mmap(test, NULL, 0, UMEM_PAGES * PAGE_SIZE,
-			     PROT_READ | PROT_WRITE,
-			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
-	KUNIT_ASSERT_NE_MSG(test, addr, 0, "no user memory for the test");
-	t->umem = (u8 __user *)addr;
-	t->kbuf = kunit_kzalloc(test, UMEM_PAGES * PAGE_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t->kbuf);
-	/* A recognisable pattern in the first half, 0xee in the second. */
-	for (i = 0; i < UMEM_PAGES * PAGE_SIZE / 2; i++)
-		t->kbuf[i] = (i * 13 + 5) & 0xff;
-	memset(t->kbuf + UMEM_PAGES * PAGE_SIZE / 2, 0xee,
-	       UMEM_PAGES * PAGE_SIZE / 2);
-	KUNIT_ASSERT_EQ(test, copy_to_user(t->umem, t->kbuf,
-					   UMEM_PAGES * PAGE_SIZE), 0);
-	return 0;
-}
-
-static void xfer_test_exit(struct kunit *test)
-{
-	struct xfer_test *t = test->priv;
-
-	if (!t)
-		return;
-	dpusim_rank_fini(&t->rank);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 0);
-}
-
-static u64 uaddr(struct xfer_test *t, size_t off)
-{
-	return (u64)(uintptr_t)(t->umem + off);
-}
-
-/* Read [off, off + len) of a DPU's MRAM into @out. */
-static void mram_read(struct xfer_test *t, u32 dpu, u64 off, u8 *out,
-		      size_t len)
-{
-	struct dpusim_mem *mem = &t->rank.dpus[dpu].mem[DPUSIM_MRAM];
-	size_t n;
-
-	while (len) {
-		n = min_t(size_t, len, PAGE_SIZE - offset_in_page(off));
-		dpusim_mem_copy_page(mem, off, out, n, false);
-		off += n;
-		out += n;
-		len -= n;
-	}
-}
-
-static int run(struct xfer_test *t, u32 flags, u64 off, u64 len,
-	       const struct dpusim_xfer_dpu *dpus, u32 nr_dpus,
-	       const struct dpusim_block *blocks, u32 nr_blocks)
-{
-	struct dpusim_xfer x = {
-		.size = sizeof(x),
-		.flags = flags,
-		.offset = off,
-		.length = len,
-		.nr_dpus = nr_dpus,
-		.nr_blocks = nr_blocks,
-	};
-
-	return dpusim_xfer_run(&t->rank, &x, dpus, blocks);
-}
-
 static void xfer_gather_scatter_round_trip(struct kunit *test)
 {
-	struct xfer_test *t = test->priv;
+	struct xfer_fixture *t = test->priv;
 	/* DPU 1 gathers 3 blocks (one straddles a page), DPU 3 one. */
 	const struct dpusim_xfer_dpu dpus[] = { { 1, 3 }, { 3, 1 } };
 	const struct dpusim_block to[] = {
-		{ uaddr(t, 8), 1000 }, { uaddr(t, PAGE_SIZE - 100), 2000 },
-		{ uaddr(t, 3 * PAGE_SIZE), 1096 }, { uaddr(t, 40), 4096 },
+		{ xfer_uaddr(t, 8), 1000 }, { xfer_uaddr(t, PAGE_SIZE - 100), 2000 },
+		{ xfer_uaddr(t, 3 * PAGE_SIZE), 1096 }, { xfer_uaddr(t, 40), 4096 },
 	};
 	const size_t back = 4 * PAGE_SIZE;	/* scatter into the 0xee half */
 	const struct dpusim_block from[] = {
-		{ uaddr(t, back), 3000 }, { uaddr(t, back + 5000), 1096 },
-		{ uaddr(t, back + 9000), 4096 },
+		{ xfer_uaddr(t, back), 3000 }, { xfer_uaddr(t, back + 5000), 1096 },
+		{ xfer_uaddr(t, back + 9000), 4096 },
 	};
 	const struct dpusim_xfer_dpu from_dpus[] = { { 1, 2 }, { 3, 1 } };
 	u8 *got = kunit_kzalloc(test, 4096, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, got);
-	KUNIT_ASSERT_EQ(test, run(t, 0, PAGE_SIZE + 8, 4096, dpus, 2, to, 4), 0);
+	KUNIT_ASSERT_EQ(test, xfer_run(t, 0, PAGE_SIZE + 8, 4096, dpus, 2, to, 4), 0);
 
-	mram_read(t, 1, PAGE_SIZE + 8, got, 4096);
+	xfer_mram_read(t, 1, PAGE_SIZE + 8, got, 4096);
 	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf + 8, 1000), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(got + 1000, t->kbuf + PAGE_SIZE - 100,
 				     2000), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(got + 3000, t->kbuf + 3 * PAGE_SIZE,
 				     1096), 0);
-	mram_read(t, 3, PAGE_SIZE + 8, got, 4096);
+	xfer_mram_read(t, 3, PAGE_SIZE + 8, got, 4096);
 	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf + 40, 4096), 0);
 	/* Untouched DPUs stay empty. */
 	KUNIT_EXPECT_EQ(test, t->rank.dpus[0].mem[DPUSIM_MRAM].nr_pages, 0);
 	KUNIT_EXPECT_EQ(test, t->rank.dpus[2].mem[DPUSIM_MRAM].nr_pages, 0);
 
-	KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_FROM_DPU, PAGE_SIZE + 8, 4096,
-				  from_dpus, 2, from, 3), 0);
+	KUNIT_ASSERT_EQ(test, xfer_run(t, DPUSIM_XFER_FROM_DPU, PAGE_SIZE + 8, 4096,
+				       from_dpus, 2, from, 3), 0);
 	KUNIT_ASSERT_EQ(test, copy_from_user(got, t->umem + back, 3000), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf + 8, 1000), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(got + 1000, t->kbuf + PAGE_SIZE - 100,
@@ -346,17 +255,17 @@ static void xfer_gather_scatter_round_trip(struct kunit *test)
 /* To the DPU, blocks shorter than length: the rest is zero-filled. */
 static void xfer_pad_to_dpu(struct kunit *test)
 {
-	struct xfer_test *t = test->priv;
+	struct xfer_fixture *t = test->priv;
 	const struct dpusim_xfer_dpu dpus[] = { { 0, 1 } };
-	const struct dpusim_block ones[] = { { uaddr(t, 4 * PAGE_SIZE), 256 } };
-	const struct dpusim_block some[] = { { uaddr(t, 0), 24 } };
+	const struct dpusim_block ones[] = { { xfer_uaddr(t, 4 * PAGE_SIZE), 256 } };
+	const struct dpusim_block some[] = { { xfer_uaddr(t, 0), 24 } };
 	u8 got[256];
 
 	/* Fill 256 bytes with 0xee first. */
-	KUNIT_ASSERT_EQ(test, run(t, 0, 0, 256, dpus, 1, ones, 1), 0);
-	KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_NO_LENGTH_CHECK, 0, 128, dpus,
-				  1, some, 1), 0);
-	mram_read(t, 0, 0, got, sizeof(got));
+	KUNIT_ASSERT_EQ(test, xfer_run(t, 0, 0, 256, dpus, 1, ones, 1), 0);
+	KUNIT_ASSERT_EQ(test, xfer_run(t, DPUSIM_XFER_NO_LENGTH_CHECK, 0, 128, dpus,
+				       1, some, 1), 0);
+	xfer_mram_read(t, 0, 0, got, sizeof(got));
 	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf, 24), 0);
 	KUNIT_EXPECT_NULL(test, memchr_inv(got + 24, 0, 128 - 24));
 	KUNIT_EXPECT_NULL(test, memchr_inv(got + 128, 0xee, 128));
@@ -367,27 +276,27 @@ static void xfer_pad_to_dpu(struct kunit *test)
 /* Padding over a hole allocates nothing. */
 static void xfer_pad_hole_stays_hole(struct kunit *test)
 {
-	struct xfer_test *t = test->priv;
+	struct xfer_fixture *t = test->priv;
 	const struct dpusim_xfer_dpu dpus[] = { { 2, 1 } };
-	const struct dpusim_block b[] = { { uaddr(t, 0), 8 } };
+	const struct dpusim_block b[] = { { xfer_uaddr(t, 0), 8 } };
 
-	KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_NO_LENGTH_CHECK, 0,
-				  4 * PAGE_SIZE, dpus, 1, b, 1), 0);
+	KUNIT_ASSERT_EQ(test, xfer_run(t, DPUSIM_XFER_NO_LENGTH_CHECK, 0,
+				       4 * PAGE_SIZE, dpus, 1, b, 1), 0);
 	KUNIT_EXPECT_EQ(test, t->rank.dpus[2].mem[DPUSIM_MRAM].nr_pages, 1);
 }
 
 /* To the DPU, blocks longer than length: cut at length. */
 static void xfer_truncate_to_dpu(struct kunit *test)
 {
-	struct xfer_test *t = test->priv;
+	struct xfer_fixture *t = test->priv;
 	const struct dpusim_xfer_dpu dpus[] = { { 0, 2 } };
-	const struct dpusim_block b[] = { { uaddr(t, 0), 40 },
-					  { uaddr(t, 100), 60 } };
+	const struct dpusim_block b[] = { { xfer_uaddr(t, 0), 40 },
+					  { xfer_uaddr(t, 100), 60 } };
 	u8 got[128];
 
-	KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_NO_LENGTH_CHECK, 0, 64, dpus,
-				  1, b, 2), 0);
-	mram_read(t, 0, 0, got, sizeof(got));
+	KUNIT_ASSERT_EQ(test, xfer_run(t, DPUSIM_XFER_NO_LENGTH_CHECK, 0, 64, dpus,
+				       1, b, 2), 0);
+	xfer_mram_read(t, 0, 0, got, sizeof(got));
 	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf, 40), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(got + 40, t->kbuf + 100, 24), 0);
 	KUNIT_EXPECT_NULL(test, memchr_inv(got + 64, 0, 64));
@@ -396,25 +305,25 @@ static void xfer_truncate_to_dpu(struct kunit *test)
 /* From the DPU: short blocks get the first bytes, long ones are cut. */
 static void xfer_from_dpu_short_and_long(struct kunit *test)
 {
-	struct xfer_test *t = test->priv;
+	struct xfer_fixture *t = test->priv;
 	const struct dpusim_xfer_dpu dpus[] = { { 0, 1 } };
-	const struct dpusim_block fill[] = { { uaddr(t, 0), 64 } };
-	const struct dpusim_block shrt[] = { { uaddr(t, 5 * PAGE_SIZE), 16 } };
-	const struct dpusim_block lng[] = { { uaddr(t, 6 * PAGE_SIZE), 100 } };
+	const struct dpusim_block fill[] = { { xfer_uaddr(t, 0), 64 } };
+	const struct dpusim_block shrt[] = { { xfer_uaddr(t, 5 * PAGE_SIZE), 16 } };
+	const struct dpusim_block lng[] = { { xfer_uaddr(t, 6 * PAGE_SIZE), 100 } };
 	u8 got[100];
 
-	KUNIT_ASSERT_EQ(test, run(t, 0, 0, 64, dpus, 1, fill, 1), 0);
-	KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_FROM_DPU |
-				  DPUSIM_XFER_NO_LENGTH_CHECK, 0, 64, dpus, 1,
-				  shrt, 1), 0);
+	KUNIT_ASSERT_EQ(test, xfer_run(t, 0, 0, 64, dpus, 1, fill, 1), 0);
+	KUNIT_ASSERT_EQ(test, xfer_run(t, DPUSIM_XFER_FROM_DPU |
+				       DPUSIM_XFER_NO_LENGTH_CHECK, 0, 64, dpus, 1,
+				       shrt, 1), 0);
 	KUNIT_ASSERT_EQ(test, copy_from_user(got, t->umem + 5 * PAGE_SIZE, 32),
 			0);
 	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf, 16), 0);
 	KUNIT_EXPECT_NULL(test, memchr_inv(got + 16, 0xee, 16));
 
-	KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_FROM_DPU |
-				  DPUSIM_XFER_NO_LENGTH_CHECK, 0, 64, dpus, 1,
-				  lng, 1), 0);
+	KUNIT_ASSERT_EQ(test, xfer_run(t, DPUSIM_XFER_FROM_DPU |
+				       DPUSIM_XFER_NO_LENGTH_CHECK, 0, 64, dpus, 1,
+				       lng, 1), 0);
 	KUNIT_ASSERT_EQ(test, copy_from_user(got, t->umem + 6 * PAGE_SIZE, 100),
 			0);
 	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf, 64), 0);
@@ -423,15 +332,15 @@ static void xfer_from_dpu_short_and_long(struct kunit *test)
 
 static void xfer_holes_read_zero(struct kunit *test)
 {
-	struct xfer_test *t = test->priv;
+	struct xfer_fixture *t = test->priv;
 	const struct dpusim_xfer_dpu dpus[] = { { 3, 1 } };
-	const struct dpusim_block b[] = { { uaddr(t, 4 * PAGE_SIZE + 8),
+	const struct dpusim_block b[] = { { xfer_uaddr(t, 4 * PAGE_SIZE + 8),
 					    2 * PAGE_SIZE } };
 	u8 *got = kunit_kzalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, got);
-	KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_FROM_DPU, 8 * PAGE_SIZE,
-				  2 * PAGE_SIZE, dpus, 1, b, 1), 0);
+	KUNIT_ASSERT_EQ(test, xfer_run(t, DPUSIM_XFER_FROM_DPU, 8 * PAGE_SIZE,
+				       2 * PAGE_SIZE, dpus, 1, b, 1), 0);
 	KUNIT_ASSERT_EQ(test, copy_from_user(got, t->umem + 4 * PAGE_SIZE + 8,
 					     2 * PAGE_SIZE), 0);
 	KUNIT_EXPECT_NULL(test, memchr_inv(got, 0, 2 * PAGE_SIZE));
@@ -441,12 +350,12 @@ static void xfer_holes_read_zero(struct kunit *test)
 /* A length mismatch on the last DPU: nothing written to any DPU. */
 static void xfer_length_mismatch_changes_nothing(struct kunit *test)
 {
-	struct xfer_test *t = test->priv;
+	struct xfer_fixture *t = test->priv;
 	const struct dpusim_xfer_dpu dpus[] = { { 0, 1 }, { 1, 1 } };
-	const struct dpusim_block b[] = { { uaddr(t, 0), 64 },
-					  { uaddr(t, 64), 56 } };
+	const struct dpusim_block b[] = { { xfer_uaddr(t, 0), 64 },
+					  { xfer_uaddr(t, 64), 56 } };
 
-	KUNIT_EXPECT_EQ(test, run(t, 0, 0, 64, dpus, 2, b, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, xfer_run(t, 0, 0, 64, dpus, 2, b, 2), -EINVAL);
 	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&t->rank.stats.ioctls), 0);
 }
@@ -454,25 +363,25 @@ static void xfer_length_mismatch_changes_nothing(struct kunit *test)
 /* A bad address in the second DPU's block: the first DPU is unchanged. */
 static void xfer_bad_address_changes_nothing(struct kunit *test)
 {
-	struct xfer_test *t = test->priv;
+	struct xfer_fixture *t = test->priv;
 	const struct dpusim_xfer_dpu dpus[] = { { 0, 1 }, { 1, 1 } };
 	const struct dpusim_block b[] = {
-		{ uaddr(t, 0), 64 },
-		{ uaddr(t, UMEM_PAGES * PAGE_SIZE - 32), 64 },	/* runs off */
+		{ xfer_uaddr(t, 0), 64 },
+		{ xfer_uaddr(t, XFER_UMEM_PAGES * PAGE_SIZE - 32), 64 },	/* runs off */
 	};
 	const struct dpusim_block kernel_addr[] = {
-		{ uaddr(t, 0), 64 }, { (u64)(uintptr_t)t->kbuf, 64 },
+		{ xfer_uaddr(t, 0), 64 }, { (u64)(uintptr_t)t->kbuf, 64 },
 	};
 	u8 got[64];
 
-	KUNIT_EXPECT_EQ(test, run(t, 0, 0, 64, dpus, 2, b, 2), -EFAULT);
-	KUNIT_EXPECT_EQ(test, run(t, 0, 0, 64, dpus, 2, kernel_addr, 2),
+	KUNIT_EXPECT_EQ(test, xfer_run(t, 0, 0, 64, dpus, 2, b, 2), -EFAULT);
+	KUNIT_EXPECT_EQ(test, xfer_run(t, 0, 0, 64, dpus, 2, kernel_addr, 2),
 			-EFAULT);
 	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank), 0);
 
 	/* From the DPU: the first host block is not written either. */
-	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_FROM_DPU, 0, 64, dpus, 2, b,
-				  2), -EFAULT);
+	KUNIT_EXPECT_EQ(test, xfer_run(t, DPUSIM_XFER_FROM_DPU, 0, 64, dpus, 2, b,
+				       2), -EFAULT);
 	KUNIT_ASSERT_EQ(test, copy_from_user(got, t->umem, 64), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf, 64), 0);
 }
@@ -480,30 +389,30 @@ static void xfer_bad_address_changes_nothing(struct kunit *test)
 /* Over the budget: -ENOSPC, no page of any DPU allocated. */
 static void xfer_budget_enospc(struct kunit *test)
 {
-	struct xfer_test *t = test->priv;
+	struct xfer_fixture *t = test->priv;
 	const struct dpusim_xfer_dpu dpus[] = { { 0, 1 }, { 1, 1 } };
-	const struct dpusim_block b[] = { { uaddr(t, 0), PAGE_SIZE },
-					  { uaddr(t, PAGE_SIZE), PAGE_SIZE } };
+	const struct dpusim_block b[] = { { xfer_uaddr(t, 0), PAGE_SIZE },
+					  { xfer_uaddr(t, PAGE_SIZE), PAGE_SIZE } };
 
 	t->budget.limit = PAGE_SIZE;
-	KUNIT_EXPECT_EQ(test, run(t, 0, 0, PAGE_SIZE, dpus, 2, b, 2), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, xfer_run(t, 0, 0, PAGE_SIZE, dpus, 2, b, 2), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 0);
 	/* One DPU fits. */
-	KUNIT_EXPECT_EQ(test, run(t, 0, 0, PAGE_SIZE, dpus, 1, b, 1), 0);
+	KUNIT_EXPECT_EQ(test, xfer_run(t, 0, 0, PAGE_SIZE, dpus, 1, b, 1), 0);
 	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank), PAGE_SIZE);
 	/* Overwriting resident pages needs no budget. */
-	KUNIT_EXPECT_EQ(test, run(t, 0, 0, PAGE_SIZE, dpus, 1, b + 1, 1), 0);
+	KUNIT_EXPECT_EQ(test, xfer_run(t, 0, 0, PAGE_SIZE, dpus, 1, b + 1, 1), 0);
 }
 
 static void xfer_wram(struct kunit *test)
 {
-	struct xfer_test *t = test->priv;
+	struct xfer_fixture *t = test->priv;
 	const struct dpusim_xfer_dpu dpus[] = { { 2, 1 } };
-	const struct dpusim_block b[] = { { uaddr(t, 0), 64 } };
+	const struct dpusim_block b[] = { { xfer_uaddr(t, 0), 64 } };
 
-	KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_WRAM, SZ_4K - 64, 64, dpus, 1,
-				  b, 1), 0);
+	KUNIT_ASSERT_EQ(test, xfer_run(t, DPUSIM_XFER_WRAM, SZ_4K - 64, 64, dpus, 1,
+				       b, 1), 0);
 	KUNIT_EXPECT_EQ(test, t->rank.dpus[2].mem[DPUSIM_WRAM].nr_pages, 1);
 	KUNIT_EXPECT_EQ(test, t->rank.dpus[2].mem[DPUSIM_MRAM].nr_pages, 0);
 }
@@ -515,7 +424,7 @@ static void xfer_wram(struct kunit *test)
  */
 static void xfer_interleaved_small_blocks(struct kunit *test)
 {
-	struct xfer_test *t = test->priv;
+	struct xfer_fixture *t = test->priv;
 	const struct dpusim_xfer_dpu dpus[] = { { 0, 64 }, { 1, 64 },
 						{ 2, 64 }, { 3, 64 } };
 	struct dpusim_block *b = kunit_kcalloc(test, 256, sizeof(*b),
@@ -528,10 +437,10 @@ static void xfer_interleaved_small_blocks(struct kunit *test)
 	for (d = 0; d < 4; d++)
 		for (j = 0; j < 64; j++)
 			b[d * 64 + j] = (struct dpusim_block) {
-				uaddr(t, (j * 4 + d) * 48), 48 };
-	KUNIT_ASSERT_EQ(test, run(t, 0, 0, 64 * 48, dpus, 4, b, 256), 0);
+				xfer_uaddr(t, (j * 4 + d) * 48), 48 };
+	KUNIT_ASSERT_EQ(test, xfer_run(t, 0, 0, 64 * 48, dpus, 4, b, 256), 0);
 	for (d = 0; d < 4; d++) {
-		mram_read(t, d, 0, got, 64 * 48);
+		xfer_mram_read(t, d, 0, got, 64 * 48);
 		for (j = 0; j < 64; j++)
 			KUNIT_EXPECT_EQ_MSG(test, memcmp(got + j * 48,
 							 t->kbuf + (j * 4 + d) * 48,
@@ -543,8 +452,8 @@ static void xfer_interleaved_small_blocks(struct kunit *test)
 	for (d = 0; d < 4; d++)
 		for (j = 0; j < 64; j++)
 			b[d * 64 + j].addr += 4 * PAGE_SIZE;
-	KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_FROM_DPU, 0, 64 * 48, dpus, 4,
-				  b, 256), 0);
+	KUNIT_ASSERT_EQ(test, xfer_run(t, DPUSIM_XFER_FROM_DPU, 0, 64 * 48, dpus, 4,
+				       b, 256), 0);
 	KUNIT_ASSERT_EQ(test, copy_from_user(got, t->umem + 4 * PAGE_SIZE,
 					     64 * 48), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf, 64 * 48), 0);
@@ -567,8 +476,8 @@ static struct kunit_case xfer_test_cases[] = {
 
 static struct kunit_suite xfer_suite = {
 	.name = "dpusim_xfer",
-	.init = xfer_test_init,
-	.exit = xfer_test_exit,
+	.init = xfer_fixture_init,
+	.exit = xfer_fixture_exit,
 	.test_cases = xfer_test_cases,
 };
 

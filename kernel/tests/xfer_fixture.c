@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fixture of the transfer suites, see xfer_fixture.h.
+ */
+#include <linux/mman.h>
+#include <linux/uaccess.h>
+
+#include "xfer_fixture.h"
+
+const struct dpusim_geometry xfer_fixture_geo = {
+	.nr_ranks = 1,
+	.nr_dpus = 4,
+	.mram_size = 16 * PAGE_SIZE,
+	.wram_size = SZ_4K,
+};
+
+int xfer_fixture_init(struct kunit *test)
+{
+	struct xfer_fixture *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	unsigned long addr;
+	size_t i;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->budget.limit = SZ_1M;
+	KUNIT_ASSERT_EQ(test, dpusim_rank_init(&t->rank, 0, &xfer_fixture_geo,
+					       &t->budget), 0);
+	test->priv = t;
+	addr = kunit_vm_mmap(test, NULL, 0, XFER_UMEM_PAGES * PAGE_SIZE,
+			     PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, addr, 0, "no user memory for the test");
+	t->umem = (u8 __user *)addr;
+	t->kbuf = kunit_kzalloc(test, XFER_UMEM_PAGES * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->kbuf);
+	/* A recognisable pattern in the first half, 0xee in the second. */
+	for (i = 0; i < XFER_UMEM_HALF; i++)
+		t->kbuf[i] = (i * 13 + 5) & 0xff;
+	memset(t->kbuf + XFER_UMEM_HALF, 0xee, XFER_UMEM_HALF);
+	KUNIT_ASSERT_EQ(test, copy_to_user(t->umem, t->kbuf,
+					   XFER_UMEM_PAGES * PAGE_SIZE), 0);
+	return 0;
+}
+
+void xfer_fixture_exit(struct kunit *test)
+{
+	struct xfer_fixture *t = test->priv;
+
+	if (!t)			/* NULL if init failed */
+		return;
+	dpusim_rank_fini(&t->rank);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 0);
+}
+
+u64 xfer_uaddr(struct xfer_fixture *t, size_t off)
+{
+	return (u64)(uintptr_t)(t->umem + off);
+}
+
+/* Read [off, off + len) of a DPU's MRAM into @out. */
+void xfer_mram_read(struct xfer_fixture *t, u32 dpu, u64 off, u8 *out,
+		    size_t len)
+{
+	struct dpusim_mem *mem = &t->rank.dpus[dpu].mem[DPUSIM_MRAM];
+	size_t n;
+
+	while (len) {
+		n = min_t(size_t, len, PAGE_SIZE - offset_in_page(off));
+		dpusim_mem_copy_page(mem, off, out, n, false);
+		off += n;
+		out += n;
+		len -= n;
+	}
+}
+
+int xfer_run(struct xfer_fixture *t, u32 flags, u64 off, u64 len,
+	     const struct dpusim_xfer_dpu *dpus, u32 nr_dpus,
+	     const struct dpusim_block *blocks, u32 nr_blocks)
+{
+	struct dpusim_xfer x = {
+		.size = sizeof(x),
+		.flags = flags,
+		.offset = off,
+		.length = len,
+		.nr_dpus = nr_dpus,
+		.nr_blocks = nr_blocks,
+	};
+
+	return dpusim_xfer_run(&t->rank, &x, dpus, blocks);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The fixture of the transfer suites (dpusim_xfer, dpusim_async): a rank of
+ * four small DPUs with its own budget, and eight pages of user memory
+ * (kunit_vm_mmap) holding a pattern in the first half and 0xee in the
+ * second, mirrored in @kbuf.
+ */
+#ifndef _DPUSIM_XFER_FIXTURE_H
+#define _DPUSIM_XFER_FIXTURE_H
+
+#include <kunit/test.h>
+
+#include "../dpusim.h"
+
+#define XFER_UMEM_PAGES	8
+#define XFER_UMEM_HALF	(XFER_UMEM_PAGES * PAGE_SIZE / 2)
+
+struct xfer_fixture {
+	struct dpusim_budget budget;
+	struct dpusim_rank rank;
+	u8 __user *umem;
+	u8 *kbuf;
+};
+
+extern const struct dpusim_geometry xfer_fixture_geo;
+
+int xfer_fixture_init(struct kunit *test);
+void xfer_fixture_exit(struct kunit *test);
+u64 xfer_uaddr(struct xfer_fixture *t, size_t off);
+void xfer_mram_read(struct xfer_fixture *t, u32 dpu, u64 off, u8 *out,
+		    size_t len);
+int xfer_run(struct xfer_fixture *t, u32 flags, u64 off, u64 len,
+	     const struct dpusim_xfer_dpu *dpus, u32 nr_dpus,
+	     const struct dpusim_block *blocks, u32 nr_blocks);
+
+#endif /* _DPUSIM_XFER_FIXTURE_H */
