@@ -6,7 +6,7 @@
 #include <kunit/test.h>
 #include <linux/mm.h>
 
-#include "../dpusim.h"
+#include "xfer_fixture.h"
 
 #define MEM_SIZE (16 * PAGE_SIZE)
 
@@ -43,21 +43,6 @@ static void mram_test_exit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 0);
 }
 
-/* Copy [off, off + len) of the memory through the page-sized primitive. */
-static void mem_rw(struct dpusim_mem *mem, u64 off, u8 *buf, size_t len,
-		   bool to_mem)
-{
-	size_t n;
-
-	while (len) {
-		n = min_t(size_t, len, PAGE_SIZE - offset_in_page(off));
-		dpusim_mem_copy_page(mem, off, buf, n, to_mem);
-		off += n;
-		buf += n;
-		len -= n;
-	}
-}
-
 /* Write through populate, as the transfer engine does; charges pages. */
 static void mem_write(struct kunit *test, struct mram_test *t, u64 off,
 		      u8 *buf, size_t len)
@@ -68,7 +53,7 @@ static void mem_write(struct kunit *test, struct mram_test *t, u64 off,
 	KUNIT_ASSERT_EQ(test, dpusim_mem_populate(&t->mem, off, len, &t->undo),
 			0);
 	t->undo.nr = 0;
-	mem_rw(&t->mem, off, buf, len, true);
+	xfer_mem_rw(&t->mem, off, buf, len, true);
 }
 
 static void mram_hole_reads_zero(struct kunit *test)
@@ -76,7 +61,7 @@ static void mram_hole_reads_zero(struct kunit *test)
 	struct mram_test *t = test->priv;
 
 	memset(t->buf, 0xaa, sizeof(t->buf));
-	mem_rw(&t->mem, PAGE_SIZE - 24, t->buf, PAGE_SIZE, false);
+	xfer_mem_rw(&t->mem, PAGE_SIZE - 24, t->buf, PAGE_SIZE, false);
 	KUNIT_EXPECT_NULL(test, memchr_inv(t->buf, 0, PAGE_SIZE));
 	KUNIT_EXPECT_EQ(test, t->buf[PAGE_SIZE], 0xaa);
 	/* Reading allocates nothing. */
@@ -136,10 +121,10 @@ static void mram_round_trip_across_pages(struct kunit *test)
 		t->buf[i] = i * 7 + 1;
 	mem_write(test, t, 3 * PAGE_SIZE - 40, t->buf, PAGE_SIZE + 100);
 	KUNIT_EXPECT_EQ(test, t->mem.nr_pages, 3);
-	mem_rw(&t->mem, 3 * PAGE_SIZE - 40, out, PAGE_SIZE + 100, false);
+	xfer_mem_rw(&t->mem, 3 * PAGE_SIZE - 40, out, PAGE_SIZE + 100, false);
 	KUNIT_EXPECT_EQ(test, memcmp(out, t->buf, PAGE_SIZE + 100), 0);
 	/* The rest of the populated pages is still zero. */
-	mem_rw(&t->mem, 2 * PAGE_SIZE, out, PAGE_SIZE - 40, false);
+	xfer_mem_rw(&t->mem, 2 * PAGE_SIZE, out, PAGE_SIZE - 40, false);
 	KUNIT_EXPECT_NULL(test, memchr_inv(out, 0, PAGE_SIZE - 40));
 }
 
@@ -187,7 +172,7 @@ static void mram_undo_removes_only_new_pages(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->mem.nr_pages, 1);
 	KUNIT_EXPECT_EQ(test, dpusim_mem_missing(&t->mem, 0, 3 * PAGE_SIZE), 2);
 	/* The page that was there keeps its data. */
-	mem_rw(&t->mem, PAGE_SIZE, t->buf + 8, 8, false);
+	xfer_mem_rw(&t->mem, PAGE_SIZE, t->buf + 8, 8, false);
 	KUNIT_EXPECT_EQ(test, memcmp(t->buf, t->buf + 8, 8), 0);
 }
 
@@ -199,7 +184,7 @@ static void mram_zero_keeps_holes(struct kunit *test)
 	mem_write(test, t, 0, t->buf, PAGE_SIZE);
 	dpusim_mem_zero(&t->mem, 64, 4 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, t->mem.nr_pages, 1);
-	mem_rw(&t->mem, 0, t->buf, PAGE_SIZE, false);
+	xfer_mem_rw(&t->mem, 0, t->buf, PAGE_SIZE, false);
 	KUNIT_EXPECT_NULL(test, memchr_inv(t->buf, 0xff, 64));
 	KUNIT_EXPECT_NULL(test, memchr_inv(t->buf + 64, 0, PAGE_SIZE - 64));
 }
@@ -214,7 +199,7 @@ static void mram_free_returns_budget(struct kunit *test)
 	dpusim_mem_free(&t->mem);
 	KUNIT_EXPECT_EQ(test, t->mem.nr_pages, 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 0);
-	mem_rw(&t->mem, 0, t->buf, PAGE_SIZE, false);
+	xfer_mem_rw(&t->mem, 0, t->buf, PAGE_SIZE, false);
 	KUNIT_EXPECT_NULL(test, memchr_inv(t->buf, 0, PAGE_SIZE));
 }
 

@@ -56,20 +56,26 @@ u64 xfer_uaddr(struct xfer_fixture *t, size_t off)
 	return (u64)(uintptr_t)(t->umem + off);
 }
 
-/* Read [off, off + len) of a DPU's MRAM into @out. */
-void xfer_mram_read(struct xfer_fixture *t, u32 dpu, u64 off, u8 *out,
-		    size_t len)
+/* Copy [off, off + len) of a memory through the page-sized primitive. */
+void xfer_mem_rw(struct dpusim_mem *mem, u64 off, u8 *buf, size_t len,
+		 bool to_mem)
 {
-	struct dpusim_mem *mem = &t->rank.dpus[dpu].mem[DPUSIM_MRAM];
 	size_t n;
 
 	while (len) {
 		n = min_t(size_t, len, PAGE_SIZE - offset_in_page(off));
-		dpusim_mem_copy_page(mem, off, out, n, false);
+		dpusim_mem_copy_page(mem, off, buf, n, to_mem);
 		off += n;
-		out += n;
+		buf += n;
 		len -= n;
 	}
+}
+
+/* Read [off, off + len) of a DPU's MRAM into @out. */
+void xfer_mram_read(struct xfer_fixture *t, u32 dpu, u64 off, u8 *out,
+		    size_t len)
+{
+	xfer_mem_rw(&t->rank.dpus[dpu].mem[DPUSIM_MRAM], off, out, len, false);
 }
 
 int xfer_run(struct xfer_fixture *t, u32 flags, u64 off, u64 len,

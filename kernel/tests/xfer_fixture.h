@@ -27,6 +27,8 @@ extern const struct dpusim_geometry xfer_fixture_geo;
 int xfer_fixture_init(struct kunit *test);
 void xfer_fixture_exit(struct kunit *test);
 u64 xfer_uaddr(struct xfer_fixture *t, size_t off);
+void xfer_mem_rw(struct dpusim_mem *mem, u64 off, u8 *buf, size_t len,
+		 bool to_mem);
 void xfer_mram_read(struct xfer_fixture *t, u32 dpu, u64 off, u8 *out,
 		    size_t len);
 int xfer_run(struct xfer_fixture *t, u32 flags, u64 off, u64 len,

@@ -19,54 +19,23 @@
 
 FIXTURE(async) {
 	int fd;
-	struct dpusim_xfer_dpu dpus[2];
-	struct dpusim_block blocks[2];
-	struct dpusim_xfer x;
+	struct two_dpu_xfer t;
 	struct dpusim_sync s;
-	uint8_t *src, *dst;
 };
 
 FIXTURE_SETUP(async)
 {
-	int i;
-
 	self->fd = open(RANK_PATH(0), O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(errno));
-	self->src = malloc(2 * LEN);
-	self->dst = malloc(2 * LEN);
-	ASSERT_NE(NULL, self->src);
-	ASSERT_NE(NULL, self->dst);
-	for (i = 0; i < 2 * LEN; i++)
-		self->src[i] = i * 29 + 3;
-	memset(self->dst, 0xee, 2 * LEN);
-	self->dpus[0] = (struct dpusim_xfer_dpu){ .dpu = 2, .nr_blocks = 1 };
-	self->dpus[1] = (struct dpusim_xfer_dpu){ .dpu = 11, .nr_blocks = 1 };
-	self->blocks[0] = (struct dpusim_block){ (uintptr_t)self->src, LEN };
-	self->blocks[1] = (struct dpusim_block){ (uintptr_t)(self->src + LEN), LEN };
-	self->x = (struct dpusim_xfer){
-		.size = sizeof(self->x),
-		.flags = DPUSIM_XFER_ASYNC,
-		.offset = 4096,
-		.length = LEN,
-		.nr_dpus = 2,
-		.nr_blocks = 2,
-		.dpus = (uintptr_t)self->dpus,
-		.blocks = (uintptr_t)self->blocks,
-	};
+	ASSERT_EQ(0, two_dpu_xfer_init(&self->t, 2, 11, 4096, LEN, DPUSIM_XFER_ASYNC));
 	self->s = (struct dpusim_sync){ .size = sizeof(self->s) };
 }
 
 FIXTURE_TEARDOWN(async)
 {
-	free(self->src);
-	free(self->dst);
+	two_dpu_xfer_free(&self->t);
 	if (self->fd >= 0)
 		close(self->fd);
-}
-
-static int xfer(int fd, struct dpusim_xfer *x)
-{
-	return ioctl(fd, DPUSIM_IOCTL_XFER, x);
 }
 
 static int sync_rank(int fd, struct dpusim_sync *s)
@@ -156,15 +125,15 @@ TEST_F(async, round_trip)
 {
 	long long ioctls = sysfs_rank_attr(0, "xfer_ioctls");
 
-	ASSERT_EQ(0, xfer(self->fd, &self->x));
+	ASSERT_EQ(0, xfer(self->fd, &self->t.x));
 	/* The MRAM is allocated before the call returns. */
 	EXPECT_EQ(2 * LEN, sysfs_rank_attr(0, "mram_resident_bytes"));
-	self->x.flags |= DPUSIM_XFER_FROM_DPU;
-	self->blocks[0].addr = (uintptr_t)self->dst;
-	self->blocks[1].addr = (uintptr_t)(self->dst + LEN);
-	ASSERT_EQ(0, xfer(self->fd, &self->x));
+	self->t.x.flags |= DPUSIM_XFER_FROM_DPU;
+	self->t.blocks[0].addr = (uintptr_t)self->t.dst;
+	self->t.blocks[1].addr = (uintptr_t)(self->t.dst + LEN);
+	ASSERT_EQ(0, xfer(self->fd, &self->t.x));
 	ASSERT_EQ(0, sync_rank(self->fd, &self->s));
-	EXPECT_EQ(0, memcmp(self->src, self->dst, 2 * LEN));
+	EXPECT_EQ(0, memcmp(self->t.src, self->t.dst, 2 * LEN));
 	EXPECT_EQ(ioctls + 2, sysfs_rank_attr(0, "xfer_ioctls"));
 	EXPECT_EQ(0, sync_rank(self->fd, &self->s));
 }
@@ -172,12 +141,12 @@ TEST_F(async, round_trip)
 /* A synchronous call after an ASYNC one sees its data. */
 TEST_F(async, sync_xfer_waits_for_queued)
 {
-	ASSERT_EQ(0, xfer(self->fd, &self->x));
-	self->x.flags = DPUSIM_XFER_FROM_DPU;
-	self->blocks[0].addr = (uintptr_t)self->dst;
-	self->blocks[1].addr = (uintptr_t)(self->dst + LEN);
-	ASSERT_EQ(0, xfer(self->fd, &self->x));
-	EXPECT_EQ(0, memcmp(self->src, self->dst, 2 * LEN));
+	ASSERT_EQ(0, xfer(self->fd, &self->t.x));
+	self->t.x.flags = DPUSIM_XFER_FROM_DPU;
+	self->t.blocks[0].addr = (uintptr_t)self->t.dst;
+	self->t.blocks[1].addr = (uintptr_t)(self->t.dst + LEN);
+	ASSERT_EQ(0, xfer(self->fd, &self->t.x));
+	EXPECT_EQ(0, memcmp(self->t.src, self->t.dst, 2 * LEN));
 	EXPECT_EQ(0, sync_rank(self->fd, &self->s));
 }
 
@@ -189,8 +158,8 @@ TEST_F(async, bad_block_address_at_submit)
 			  -1, 0);
 
 	ASSERT_NE(MAP_FAILED, hole);
-	self->blocks[1].addr = (uintptr_t)hole;
-	EXPECT_ERRNO(EFAULT, xfer(self->fd, &self->x));
+	self->t.blocks[1].addr = (uintptr_t)hole;
+	EXPECT_ERRNO(EFAULT, xfer(self->fd, &self->t.x));
 	EXPECT_EQ(0, sync_rank(self->fd, &self->s));
 	EXPECT_EQ(0, sysfs_rank_attr(0, "mram_resident_bytes"));
 	EXPECT_EQ(ioctls, sysfs_rank_attr(0, "xfer_ioctls"));
@@ -224,8 +193,8 @@ TEST_F(async, memlock_limit_enomem)
 		if (errno != ENOMEM)
 			_exit(13);
 		/* A synchronous transfer pins without the charge. */
-		self->x.flags = 0;
-		if (xfer(self->fd, &self->x))
+		self->t.x.flags = 0;
+		if (xfer(self->fd, &self->t.x))
 			_exit(14);
 		_exit(0);
 	}

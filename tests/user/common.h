@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,10 @@
 #include "uapi/dpusim.h"
 
 #define RANK_PATH(n) "/dev/dpusim/rank" #n
+
+#ifndef offsetofend
+#define offsetofend(T, m) (offsetof(T, m) + sizeof(((T *)0)->m))
+#endif
 
 #define EXPECT_ERRNO(expected, cmd)			\
 	do {						\
@@ -48,6 +53,60 @@ static inline int run_cmd(const char *cmd)
 	if (st == -1 || !WIFEXITED(st))
 		return -1;
 	return WEXITSTATUS(st);
+}
+
+/*
+ * One block of @len bytes for each of two DPUs of a rank: src (2 * len
+ * bytes, a pattern) holds DPU @dpu0's block then DPU @dpu1's; dst (2 * len
+ * bytes of 0xee) is there to read back into.
+ */
+struct two_dpu_xfer {
+	struct dpusim_xfer_dpu dpus[2];
+	struct dpusim_block blocks[2];
+	struct dpusim_xfer x;
+	uint8_t *src, *dst;
+};
+
+/* Returns 0, or -1 if out of memory. */
+static inline int two_dpu_xfer_init(struct two_dpu_xfer *t, uint32_t dpu0,
+				    uint32_t dpu1, uint64_t offset,
+				    uint64_t len, uint32_t flags)
+{
+	uint64_t i;
+
+	t->src = malloc(2 * len);
+	t->dst = malloc(2 * len);
+	if (!t->src || !t->dst)
+		return -1;
+	for (i = 0; i < 2 * len; i++)
+		t->src[i] = i * 31 + 7;
+	memset(t->dst, 0xee, 2 * len);
+	t->dpus[0] = (struct dpusim_xfer_dpu){ .dpu = dpu0, .nr_blocks = 1 };
+	t->dpus[1] = (struct dpusim_xfer_dpu){ .dpu = dpu1, .nr_blocks = 1 };
+	t->blocks[0] = (struct dpusim_block){ (uintptr_t)t->src, len };
+	t->blocks[1] = (struct dpusim_block){ (uintptr_t)(t->src + len), len };
+	t->x = (struct dpusim_xfer){
+		.size = sizeof(t->x),
+		.flags = flags,
+		.offset = offset,
+		.length = len,
+		.nr_dpus = 2,
+		.nr_blocks = 2,
+		.dpus = (uintptr_t)t->dpus,
+		.blocks = (uintptr_t)t->blocks,
+	};
+	return 0;
+}
+
+static inline void two_dpu_xfer_free(struct two_dpu_xfer *t)
+{
+	free(t->src);
+	free(t->dst);
+}
+
+static inline int xfer(int fd, struct dpusim_xfer *x)
+{
+	return ioctl(fd, DPUSIM_IOCTL_XFER, x);
 }
 
 #endif

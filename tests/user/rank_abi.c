@@ -11,10 +11,6 @@
 #include "kselftest_harness.h"
 #include "common.h"
 
-#ifndef offsetofend
-#define offsetofend(T, m) (offsetof(T, m) + sizeof(((T *)0)->m))
-#endif
-
 FIXTURE(rank) {
 	int fd;
 };

@@ -10,59 +10,26 @@
 #include "kselftest_harness.h"
 #include "common.h"
 
-#ifndef offsetofend
-#define offsetofend(T, m) (offsetof(T, m) + sizeof(((T *)0)->m))
-#endif
-
 #define LEN 4096
 
 FIXTURE(xfer) {
 	int fd;
-	struct dpusim_xfer_dpu dpus[2];
-	struct dpusim_block blocks[2];
-	struct dpusim_xfer x;
-	uint8_t *src, *dst;
+	struct two_dpu_xfer t;
 };
 
 FIXTURE_SETUP(xfer)
 {
-	int i;
-
 	self->fd = open(RANK_PATH(0), O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(errno));
-	self->src = malloc(2 * LEN);
-	self->dst = malloc(2 * LEN);
-	ASSERT_NE(NULL, self->src);
-	ASSERT_NE(NULL, self->dst);
-	for (i = 0; i < 2 * LEN; i++)
-		self->src[i] = i * 31 + 7;
-	memset(self->dst, 0xee, 2 * LEN);
 	/* DPU 5 and DPU 9 of the rank, one block each. */
-	self->dpus[0] = (struct dpusim_xfer_dpu){ .dpu = 5, .nr_blocks = 1 };
-	self->dpus[1] = (struct dpusim_xfer_dpu){ .dpu = 9, .nr_blocks = 1 };
-	self->blocks[0] = (struct dpusim_block){ (uintptr_t)self->src, LEN };
-	self->blocks[1] = (struct dpusim_block){ (uintptr_t)(self->src + LEN), LEN };
-	self->x = (struct dpusim_xfer){
-		.size = sizeof(self->x),
-		.offset = 8192,
-		.length = LEN,
-		.nr_dpus = 2,
-		.nr_blocks = 2,
-		.dpus = (uintptr_t)self->dpus,
-		.blocks = (uintptr_t)self->blocks,
-	};
+	ASSERT_EQ(0, two_dpu_xfer_init(&self->t, 5, 9, 8192, LEN, 0));
 }
 
 FIXTURE_TEARDOWN(xfer)
 {
-	free(self->src);
-	free(self->dst);
-	close(self->fd);
-}
-
-static int xfer(int fd, struct dpusim_xfer *x)
-{
-	return ioctl(fd, DPUSIM_IOCTL_XFER, x);
+	two_dpu_xfer_free(&self->t);
+	if (self->fd >= 0)
+		close(self->fd);
 }
 
 /* Read DPU @dpu's [8192, 8192 + LEN) into @out. */
@@ -90,11 +57,11 @@ TEST_F(xfer, round_trip_and_counters)
 	long long to = rank0_attr("xfer_bytes_to_dpu");
 	long long from = rank0_attr("xfer_bytes_from_dpu");
 
-	ASSERT_EQ(0, xfer(self->fd, &self->x));
-	ASSERT_EQ(0, read_back(self->fd, 9, self->dst));
-	EXPECT_EQ(0, memcmp(self->dst, self->src + LEN, LEN));
-	ASSERT_EQ(0, read_back(self->fd, 5, self->dst));
-	EXPECT_EQ(0, memcmp(self->dst, self->src, LEN));
+	ASSERT_EQ(0, xfer(self->fd, &self->t.x));
+	ASSERT_EQ(0, read_back(self->fd, 9, self->t.dst));
+	EXPECT_EQ(0, memcmp(self->t.dst, self->t.src + LEN, LEN));
+	ASSERT_EQ(0, read_back(self->fd, 5, self->t.dst));
+	EXPECT_EQ(0, memcmp(self->t.dst, self->t.src, LEN));
 	EXPECT_EQ(ioctls + 3, rank0_attr("xfer_ioctls"));
 	EXPECT_EQ(to + 2 * LEN, rank0_attr("xfer_bytes_to_dpu"));
 	EXPECT_EQ(from + 2 * LEN, rank0_attr("xfer_bytes_from_dpu"));
@@ -104,37 +71,37 @@ TEST_F(xfer, round_trip_and_counters)
 /* Holes read as zeros and reading allocates nothing. */
 TEST_F(xfer, sparse_reads_zero)
 {
-	ASSERT_EQ(0, read_back(self->fd, 63, self->dst));
-	EXPECT_EQ(0, self->dst[0]);
-	EXPECT_EQ(0, memcmp(self->dst, self->dst + 1, LEN - 1));
+	ASSERT_EQ(0, read_back(self->fd, 63, self->t.dst));
+	EXPECT_EQ(0, self->t.dst[0]);
+	EXPECT_EQ(0, memcmp(self->t.dst, self->t.dst + 1, LEN - 1));
 	EXPECT_EQ(0, rank0_attr("mram_resident_bytes"));
 }
 
 /* Closing the rank frees its memory: the next owner sees zeros. */
 TEST_F(xfer, reopen_sees_zeros)
 {
-	ASSERT_EQ(0, xfer(self->fd, &self->x));
+	ASSERT_EQ(0, xfer(self->fd, &self->t.x));
 	EXPECT_LT(0, rank0_attr("mram_resident_bytes"));
 	close(self->fd);
 	EXPECT_EQ(0, rank0_attr("mram_resident_bytes"));
 	self->fd = open(RANK_PATH(0), O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, read_back(self->fd, 5, self->dst));
-	EXPECT_EQ(0, self->dst[0]);
-	EXPECT_EQ(0, memcmp(self->dst, self->dst + 1, LEN - 1));
+	ASSERT_EQ(0, read_back(self->fd, 5, self->t.dst));
+	EXPECT_EQ(0, self->t.dst[0]);
+	EXPECT_EQ(0, memcmp(self->t.dst, self->t.dst + 1, LEN - 1));
 }
 
 #define EXPECT_FAILS_CLEAN(err)						\
 	do {								\
 		long long n = rank0_attr("xfer_ioctls");		\
-		EXPECT_ERRNO(err, xfer(self->fd, &self->x));		\
+		EXPECT_ERRNO(err, xfer(self->fd, &self->t.x));		\
 		EXPECT_EQ(n, rank0_attr("xfer_ioctls"));		\
 		EXPECT_EQ(0, rank0_attr("mram_resident_bytes"));	\
 	} while (0)
 
 TEST_F(xfer, short_struct)
 {
-	self->x.size = offsetofend(struct dpusim_xfer, blocks) - 1;
+	self->t.x.size = offsetofend(struct dpusim_xfer, blocks) - 1;
 	EXPECT_FAILS_CLEAN(EINVAL);
 }
 
@@ -143,7 +110,7 @@ TEST_F(xfer, long_struct_zero_tail)
 	struct {
 		struct dpusim_xfer x;
 		uint64_t future;
-	} cmd = { .x = self->x, .future = 0 };
+	} cmd = { .x = self->t.x, .future = 0 };
 
 	cmd.x.size = sizeof(cmd);
 	EXPECT_EQ(0, ioctl(self->fd, DPUSIM_IOCTL_XFER, &cmd));
@@ -154,7 +121,7 @@ TEST_F(xfer, long_struct_nonzero_tail)
 	struct {
 		struct dpusim_xfer x;
 		uint64_t future;
-	} cmd = { .x = self->x, .future = 1 };
+	} cmd = { .x = self->t.x, .future = 1 };
 
 	cmd.x.size = sizeof(cmd);
 	EXPECT_ERRNO(E2BIG, ioctl(self->fd, DPUSIM_IOCTL_XFER, &cmd));
@@ -168,105 +135,105 @@ TEST_F(xfer, bad_struct_pointer)
 
 TEST_F(xfer, unknown_flag)
 {
-	self->x.flags = 1u << 7;
+	self->t.x.flags = 1u << 7;
 	EXPECT_FAILS_CLEAN(EINVAL);
 }
 
 TEST_F(xfer, unaligned_offset)
 {
-	self->x.offset = 8196;
+	self->t.x.offset = 8196;
 	EXPECT_FAILS_CLEAN(EINVAL);
 }
 
 TEST_F(xfer, unaligned_length)
 {
-	self->x.length = LEN - 4;
-	self->blocks[0].length = self->blocks[1].length = LEN - 4;
+	self->t.x.length = LEN - 4;
+	self->t.blocks[0].length = self->t.blocks[1].length = LEN - 4;
 	EXPECT_FAILS_CLEAN(EINVAL);
 }
 
 TEST_F(xfer, more_dpus_than_rank)
 {
-	self->x.nr_dpus = sysfs_rank_attr(0, "nr_dpus") + 1;
+	self->t.x.nr_dpus = sysfs_rank_attr(0, "nr_dpus") + 1;
 	EXPECT_FAILS_CLEAN(E2BIG);
 }
 
 TEST_F(xfer, too_many_blocks)
 {
-	self->x.nr_blocks = DPUSIM_XFER_MAX_BLOCKS + 1;
+	self->t.x.nr_blocks = DPUSIM_XFER_MAX_BLOCKS + 1;
 	EXPECT_FAILS_CLEAN(E2BIG);
 }
 
 TEST_F(xfer, past_end_of_mram)
 {
-	self->x.offset = sysfs_rank_attr(0, "mram_size") - LEN + 8;
+	self->t.x.offset = sysfs_rank_attr(0, "mram_size") - LEN + 8;
 	EXPECT_FAILS_CLEAN(EOVERFLOW);
 }
 
 TEST_F(xfer, offset_wraps)
 {
-	self->x.offset = UINT64_MAX - 7;
+	self->t.x.offset = UINT64_MAX - 7;
 	EXPECT_FAILS_CLEAN(EOVERFLOW);
 }
 
 TEST_F(xfer, past_end_of_wram)
 {
-	self->x.flags = DPUSIM_XFER_WRAM;
-	self->x.offset = sysfs_rank_attr(0, "wram_size") - 8;
+	self->t.x.flags = DPUSIM_XFER_WRAM;
+	self->t.x.offset = sysfs_rank_attr(0, "wram_size") - 8;
 	EXPECT_FAILS_CLEAN(EOVERFLOW);
 }
 
 TEST_F(xfer, bad_dpus_pointer)
 {
-	self->x.dpus = 8;
+	self->t.x.dpus = 8;
 	EXPECT_FAILS_CLEAN(EFAULT);
 }
 
 TEST_F(xfer, bad_blocks_pointer)
 {
-	self->x.blocks = 8;
+	self->t.x.blocks = 8;
 	EXPECT_FAILS_CLEAN(EFAULT);
 }
 
 TEST_F(xfer, dpu_out_of_rank)
 {
-	self->dpus[1].dpu = sysfs_rank_attr(0, "nr_dpus");
+	self->t.dpus[1].dpu = sysfs_rank_attr(0, "nr_dpus");
 	EXPECT_FAILS_CLEAN(EINVAL);
 }
 
 TEST_F(xfer, dpu_twice)
 {
-	self->dpus[1].dpu = self->dpus[0].dpu;
+	self->t.dpus[1].dpu = self->t.dpus[0].dpu;
 	EXPECT_FAILS_CLEAN(EINVAL);
 }
 
 TEST_F(xfer, block_counts_do_not_add_up)
 {
-	self->dpus[1].nr_blocks = 2;
+	self->t.dpus[1].nr_blocks = 2;
 	EXPECT_FAILS_CLEAN(EINVAL);
-	self->dpus[1].nr_blocks = 0;
+	self->t.dpus[1].nr_blocks = 0;
 	EXPECT_FAILS_CLEAN(EINVAL);
 }
 
 /* The second DPU's blocks are short: nothing is written to the first. */
 TEST_F(xfer, length_mismatch)
 {
-	self->blocks[1].length = LEN - 8;
+	self->t.blocks[1].length = LEN - 8;
 	EXPECT_FAILS_CLEAN(EINVAL);
-	self->blocks[1].length = LEN + 8;
+	self->t.blocks[1].length = LEN + 8;
 	EXPECT_FAILS_CLEAN(EINVAL);
 }
 
 /* With DPUSIM_XFER_NO_LENGTH_CHECK the same call pads with zeros. */
 TEST_F(xfer, no_length_check_pads)
 {
-	self->blocks[1].length = 100;
-	self->x.flags = DPUSIM_XFER_NO_LENGTH_CHECK;
-	ASSERT_EQ(0, xfer(self->fd, &self->x));
-	ASSERT_EQ(0, read_back(self->fd, 9, self->dst));
-	EXPECT_EQ(0, memcmp(self->dst, self->src + LEN, 100));
-	EXPECT_EQ(0, self->dst[100]);
-	EXPECT_EQ(0, memcmp(self->dst + 100, self->dst + 101, LEN - 101));
+	self->t.blocks[1].length = 100;
+	self->t.x.flags = DPUSIM_XFER_NO_LENGTH_CHECK;
+	ASSERT_EQ(0, xfer(self->fd, &self->t.x));
+	ASSERT_EQ(0, read_back(self->fd, 9, self->t.dst));
+	EXPECT_EQ(0, memcmp(self->t.dst, self->t.src + LEN, 100));
+	EXPECT_EQ(0, self->t.dst[100]);
+	EXPECT_EQ(0, memcmp(self->t.dst + 100, self->t.dst + 101, LEN - 101));
 }
 
 /* An unmapped page in the second DPU's block: nothing written anywhere. */
@@ -278,11 +245,11 @@ TEST_F(xfer, bad_block_address)
 
 	ASSERT_NE(MAP_FAILED, map);
 	ASSERT_EQ(0, munmap(map + page, page));
-	self->blocks[1].addr = (uintptr_t)(map + page - 100);
+	self->t.blocks[1].addr = (uintptr_t)(map + page - 100);
 	EXPECT_FAILS_CLEAN(EFAULT);
-	self->blocks[1].addr = 0;
+	self->t.blocks[1].addr = 0;
 	EXPECT_FAILS_CLEAN(EFAULT);
-	self->blocks[1].addr = UINT64_MAX - 100;
+	self->t.blocks[1].addr = UINT64_MAX - 100;
 	EXPECT_FAILS_CLEAN(EFAULT);
 	munmap(map, page);
 }
@@ -295,13 +262,13 @@ TEST_F(xfer, read_only_destination)
 			   -1, 0);
 
 	ASSERT_NE(MAP_FAILED, ro);
-	ASSERT_EQ(0, xfer(self->fd, &self->x));
-	self->x.flags = DPUSIM_XFER_FROM_DPU;
-	self->blocks[0].addr = (uintptr_t)self->dst;
-	self->blocks[1].addr = (uintptr_t)ro;
-	EXPECT_ERRNO(EFAULT, xfer(self->fd, &self->x));
-	EXPECT_EQ(0xee, self->dst[0]);
-	EXPECT_EQ(0, memcmp(self->dst, self->dst + 1, LEN - 1));
+	ASSERT_EQ(0, xfer(self->fd, &self->t.x));
+	self->t.x.flags = DPUSIM_XFER_FROM_DPU;
+	self->t.blocks[0].addr = (uintptr_t)self->t.dst;
+	self->t.blocks[1].addr = (uintptr_t)ro;
+	EXPECT_ERRNO(EFAULT, xfer(self->fd, &self->t.x));
+	EXPECT_EQ(0xee, self->t.dst[0]);
+	EXPECT_EQ(0, memcmp(self->t.dst, self->t.dst + 1, LEN - 1));
 	munmap(ro, LEN);
 	(void)page;
 }
@@ -327,7 +294,7 @@ TEST_F(xfer, budget_enospc)
 	ASSERT_NE(NULL, f);
 	fputs(old, f);
 	fclose(f);
-	EXPECT_EQ(0, xfer(self->fd, &self->x));
+	EXPECT_EQ(0, xfer(self->fd, &self->t.x));
 }
 
 TEST_HARNESS_MAIN
