@@ -805,7 +805,7 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void write_json(const char *path, const char *cpu, const char *kernel)
+static void write_json(const char *path, const char *cpu, const char *accel, const char *kernel)
 {
 	FILE *f = fopen(path, "w");
 
@@ -813,6 +813,8 @@ static void write_json(const char *path, const char *cpu, const char *kernel)
 		die("cannot write %s: %s", path, strerror(errno));
 	fprintf(f, "{\n  \"qemu_cpu_model\": ");
 	json_str(f, cpu);
+	fprintf(f, ",\n  \"accelerator\": ");
+	json_str(f, accel);
 	fprintf(f, ",\n  \"kernel\": ");
 	json_str(f, kernel);
 	fprintf(f, ",\n  \"repetitions\": %u,\n  \"statistic\": \"median\",\n", reps);
@@ -862,6 +864,10 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	const char *cpu = getenv("DPUSIM_BENCH_CPU"), *json = NULL;
+	/* tools/vm-run says which accelerator the VM runs on: ratios are only
+	 * comparable between runs on the same one.
+	 */
+	const char *accel = getenv("DPUSIM_VM_ACCEL");
 	bool raw = true, lib = true;
 	struct utsname un;
 	uint64_t t0;
@@ -902,6 +908,8 @@ int main(int argc, char **argv)
 	}
 	if (!cpu || !*cpu)
 		cpu = "unknown";
+	if (!accel || !*accel)
+		accel = "unknown";
 	uname(&un);
 
 	/* 64 DPUs x 1 MiB of host blocks, and the same for the image. */
@@ -926,9 +934,9 @@ int main(int argc, char **argv)
 	if (!tunables)
 		tunables = "";
 
-	printf("sg_bench: QEMU CPU model %s, kernel %s, %u DPUs (one rank), %zu KiB per DPU, "
+	printf("sg_bench: QEMU CPU model %s, accelerator %s, kernel %s, %u DPUs (one rank), %zu KiB per DPU, "
 	       "median of %u repetitions; one contiguous %zu MiB memcpy (best of 3): %.2f GB/s\n",
-	       cpu, un.release, NR_DPUS, per_dpu_bytes(0) / (size_t)KIB, reps, HC_BYTES / (size_t)MIB,
+	       cpu, accel, un.release, NR_DPUS, per_dpu_bytes(0) / (size_t)KIB, reps, HC_BYTES / (size_t)MIB,
 	       memcpy_gbps);
 	printf("GLIBC_TUNABLES=%s (the memcpy baselines are glibc's memcpy)\n", tunables);
 	printf("ratio = baseline / xfer (for 'adjacent scatter, regular': regular / rotated)\n\n");
@@ -940,7 +948,7 @@ int main(int argc, char **argv)
 	if (ioctl_note[0])
 		printf("\nioctls per dpu_push_sg_xfer: %s\n", ioctl_note);
 	if (json)
-		write_json(json, cpu, un.release);
+		write_json(json, cpu, accel, un.release);
 	printf("sg_bench: %s\n", failures ? "FAILED (see above)" : "done");
 	return failures ? 1 : 0;
 }
