@@ -3,21 +3,21 @@
  * Asynchronous transfers: DPUSIM_XFER_ASYNC and DPUSIM_IOCTL_SYNC.
  *
  * The submitting call does everything a synchronous transfer does before
- * the copy (check, pin the user pages, populate the memory under the
- * rank's xfer_lock), charges the pinned pages to the caller's
- * RLIMIT_MEMLOCK and queues a job on the rank's ordered workqueue: every
- * error comes back at submit, with nothing changed.  The job keeps its own
- * copy of the DPU and block lists, the pinned pages and a reference on the
- * mm (mmgrab) to uncharge it later; the worker copies under xfer_lock,
- * unpins, uncharges and wakes DPUSIM_IOCTL_SYNC.
+ * the copy (check, pin and charge the user pages, populate the memory),
+ * under the rank's xfer_lock, and queues a job on the rank's ordered
+ * workqueue: every error comes back at submit, with nothing changed.  The
+ * open file's queue is bounded (DPUSIM_ASYNC_MAX_*, EAGAIN over a limit):
+ * jobs, blocks, bytes (moved and padded) and pinned pages.  The job keeps
+ * its own copy of the DPU and block lists (charged to the memory cgroup),
+ * the pinned pages and their RLIMIT_MEMLOCK charge; the worker copies
+ * under xfer_lock, unpins, uncharges and wakes DPUSIM_IOCTL_SYNC.
  *
- * Since the job holds the pages, it completes safely after the process
- * exited; closing the file (dpusim_async_drain()) waits for the jobs
- * before the rank's memory is freed.
+ * Each job holds a reference on the rank's ownership (dpusim_rank_get()):
+ * closing the file does not wait for the jobs; the last job to finish ends
+ * the ownership and frees the rank's memory (rank.c).
  */
 #include <kunit/visibility.h>
 #include <linux/mm.h>
-#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -27,14 +27,11 @@
  * struct dpusim_async_job - one queued DPUSIM_XFER_ASYNC transfer
  * @work: on the rank's async_wq
  * @rank: the rank
- * @mm: the submitter's mm (mmgrab), where @p's pages are charged; NULL if
- *      nothing is pinned
  * @p: the pinned transfer; its lists are the job's own copies
  */
 struct dpusim_async_job {
 	struct work_struct work;
 	struct dpusim_rank *rank;
-	struct mm_struct *mm;
 	struct dpusim_xfer_pin p;
 };
 
@@ -66,24 +63,39 @@ void dpusim_async_fini(struct dpusim_rank *rank)
 	rank->async_wq = NULL;
 }
 
-/* Uncharge RLIMIT_MEMLOCK; the mm may have exited (then nothing to do). */
-static void dpusim_async_uncharge(struct dpusim_async_job *job)
+/* What a job adds to the queue's usage. */
+static u64 dpusim_job_bytes(const struct dpusim_xfer_pin *p)
 {
-	struct mm_struct *mm = job->mm;
+	return p->bytes + p->pad;
+}
 
-	if (!mm)
-		return;
-	if (mmget_not_zero(mm)) {
-		account_locked_vm(mm, job->p.npinned, false);
-		mmput(mm);
-	}
-	mmdrop(mm);
-	job->mm = NULL;
+/* -EAGAIN if the job would take the queue over a DPUSIM_ASYNC_MAX_*. */
+static int dpusim_async_room(struct dpusim_rank *rank,
+			     const struct dpusim_xfer_pin *p)
+{
+	struct dpusim_async_usage *u = &rank->async_usage;
+
+	if (atomic_read(&u->jobs) >= DPUSIM_ASYNC_MAX_JOBS ||
+	    atomic_read(&u->blocks) > DPUSIM_ASYNC_MAX_BLOCKS - p->x.nr_blocks ||
+	    atomic64_read(&u->bytes) > DPUSIM_ASYNC_MAX_BYTES - dpusim_job_bytes(p) ||
+	    atomic_long_read(&u->pages) > DPUSIM_ASYNC_MAX_PAGES - p->npinned)
+		return -EAGAIN;
+	return 0;
+}
+
+static void dpusim_async_account(struct dpusim_rank *rank,
+				 const struct dpusim_xfer_pin *p, int sign)
+{
+	struct dpusim_async_usage *u = &rank->async_usage;
+
+	atomic_add(sign, &u->jobs);
+	atomic_add(sign * (int)p->x.nr_blocks, &u->blocks);
+	atomic64_add(sign * (s64)dpusim_job_bytes(p), &u->bytes);
+	atomic_long_add(sign * (long)p->npinned, &u->pages);
 }
 
 static void dpusim_async_job_free(struct dpusim_async_job *job, bool dirty)
 {
-	dpusim_async_uncharge(job);
 	dpusim_xfer_unpin(&job->p, dirty);
 	kvfree(job->p.blocks);
 	kvfree(job->p.dpus);
@@ -94,24 +106,22 @@ static void dpusim_async_work(struct work_struct *work)
 {
 	struct dpusim_async_job *job = container_of(work, typeof(*job), work);
 	struct dpusim_rank *rank = job->rank;
-	int ret = 0;
 
 	mutex_lock(&rank->xfer_lock);
 	dpusim_xfer_copy(rank, &job->p);
 	mutex_unlock(&rank->xfer_lock);
-	dpusim_async_job_free(job, !ret);
+	dpusim_async_account(rank, &job->p, -1);
+	dpusim_async_job_free(job, true);
 
-	/* The copy cannot fail today; the first error is kept for SYNC. */
-	if (ret)
-		atomic_cmpxchg(&rank->async_error, 0, ret);
 	if (atomic_dec_and_test(&rank->async_pending))
 		wake_up_all(&rank->async_idle);
+	dpusim_rank_put(rank);
 }
 
-/* kvmemdup() is 6.11+: a kvmalloc'ed copy, NULL for 0 bytes too. */
+/* A kvmalloc'ed, memcg-charged copy; NULL for 0 bytes too. */
 static void *dpusim_kvdup(const void *src, size_t n)
 {
-	void *p = n ? kvmalloc(n, GFP_KERNEL) : NULL;
+	void *p = n ? kvmalloc(n, GFP_KERNEL_ACCOUNT) : NULL;
 
 	if (p)
 		memcpy(p, src, n);
@@ -121,71 +131,66 @@ static void *dpusim_kvdup(const void *src, size_t n)
 /**
  * dpusim_async_submit - queue a checked transfer
  * @rank: the rank
- * @x: the header, with DPUSIM_XFER_ASYNC, checked, with DPUs
- * @dpus: x->nr_dpus entries (copied)
- * @blocks: x->nr_blocks entries (copied); user addresses of the current
- *          process
+ * @src: the transfer, with DPUSIM_XFER_ASYNC, checked, with DPUs; its
+ *       lists are copied; their addresses are user addresses of the
+ *       current process
  *
- * Return: 0 once queued, or an errno of struct dpusim_xfer (-ENOMEM over
- * RLIMIT_MEMLOCK) with nothing changed.
+ * Return: 0 once queued, or an errno of struct dpusim_xfer (-EAGAIN: the
+ * queue is full; -ENOMEM: also over RLIMIT_MEMLOCK) with nothing changed.
  */
-int dpusim_async_submit(struct dpusim_rank *rank, const struct dpusim_xfer *x,
-			const struct dpusim_xfer_dpu *dpus,
-			const struct dpusim_block *blocks)
+int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *src)
 {
+	const struct dpusim_xfer *x = &src->x;
 	struct dpusim_async_job *job;
-	struct dpusim_xfer_dpu *jdpus;
-	struct dpusim_block *jblocks = NULL;
 	int ret;
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return -ENOMEM;
-	jdpus = dpusim_kvdup(dpus, array_size(x->nr_dpus, sizeof(*dpus)));
-	if (x->nr_blocks)
-		jblocks = dpusim_kvdup(blocks, array_size(x->nr_blocks,
-							  sizeof(*blocks)));
-	if (!jdpus || (x->nr_blocks && !jblocks)) {
-		kvfree(jblocks);
-		kvfree(jdpus);
-		kfree(job);
-		return -ENOMEM;
-	}
 	INIT_WORK(&job->work, dpusim_async_work);
 	job->rank = rank;
 	job->p.x = *x;
-	job->p.dpus = jdpus;
-	job->p.blocks = jblocks;
-
-	ret = dpusim_xfer_pin_user(rank, &job->p);
-	if (ret) {
-		kvfree(jblocks);
-		kvfree(jdpus);
-		kfree(job);
-		return ret;
-	}
-	if (job->p.npinned) {
-		ret = account_locked_vm(current->mm, job->p.npinned, true);
-		if (ret)
-			goto err_free;
-		mmgrab(current->mm);
-		job->mm = current->mm;
+	job->p.bytes = src->bytes;
+	job->p.pad = src->pad;
+	job->p.dpus = dpusim_kvdup(src->dpus,
+				   array_size(x->nr_dpus, sizeof(*src->dpus)));
+	job->p.blocks = dpusim_kvdup(src->blocks,
+				     array_size(x->nr_blocks,
+						sizeof(*src->blocks)));
+	if (!job->p.dpus || (x->nr_blocks && !job->p.blocks)) {
+		ret = -ENOMEM;
+		goto err_lists;
 	}
 
 	ret = mutex_lock_interruptible(&rank->xfer_lock);
 	if (ret)
-		goto err_free;
-	ret = dpusim_xfer_populate(rank, &job->p);
-	if (!ret) {
-		atomic_inc(&rank->async_pending);
-		queue_work(rank->async_wq, &job->work);
-	}
-	mutex_unlock(&rank->xfer_lock);
+		goto err_lists;
+	ret = dpusim_async_room(rank, &job->p);	/* before pinning... */
+	if (ret)
+		goto err_unlock;
+	ret = dpusim_xfer_pin_user(rank, &job->p);
+	if (ret)
+		goto err_unlock;
+	ret = dpusim_async_room(rank, &job->p);	/* ...and with its pages */
 	if (!ret)
-		return 0;
+		ret = dpusim_xfer_populate(rank, &job->p);
+	if (ret) {
+		dpusim_xfer_unpin(&job->p, false);
+		goto err_unlock;
+	}
+	dpusim_async_account(rank, &job->p, 1);
+	atomic_inc(&rank->async_pending);
+	dpusim_rank_get(rank);
+	queue_work(rank->async_wq, &job->work);
+	mutex_unlock(&rank->xfer_lock);
+	return 0;
 
-err_free:
-	dpusim_async_job_free(job, false);
+err_unlock:
+	mutex_unlock(&rank->xfer_lock);
+err_lists:
+	kvfree(job->p.blocks);
+	kvfree(job->p.dpus);
+	kfree(job);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_async_submit);
@@ -237,17 +242,3 @@ int dpusim_async_sync(struct dpusim_rank *rank, u32 timeout_ms)
 	return atomic_xchg(&rank->async_error, 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_async_sync);
-
-/**
- * dpusim_async_drain - wait for every queued job, drop the pending error
- * @rank: the rank, its file being closed
- *
- * Not interruptible: the jobs use the rank's memory, which the caller
- * frees next.  Bounded: a job is a copy of at most DPUSIM_XFER_MAX_BYTES.
- */
-void dpusim_async_drain(struct dpusim_rank *rank)
-{
-	flush_workqueue(rank->async_wq);
-	atomic_set(&rank->async_error, 0);
-}
-EXPORT_SYMBOL_IF_KUNIT(dpusim_async_drain);

@@ -9,6 +9,7 @@
 #include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/fs.h>
+#include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/sizes.h>
@@ -88,7 +89,21 @@ struct dpusim_xfer_stats {
 
 /* Bits of dpusim_rank::flags */
 enum {
-	DPUSIM_RANK_OWNED,
+	DPUSIM_RANK_OWNED,	/* an open file owns the rank, or its queued
+				 * transfers still run after it was closed */
+	DPUSIM_RANK_CLOSED,	/* the owner closed; teardown when idle */
+};
+
+/*
+ * What the queued asynchronous transfers of the open file hold together,
+ * against the DPUSIM_ASYNC_MAX_* limits.  Added at submit under the rank's
+ * xfer_lock, subtracted by the worker.
+ */
+struct dpusim_async_usage {
+	atomic_t jobs;
+	atomic_t blocks;
+	atomic64_t bytes;
+	atomic_long_t pages;
 };
 
 /**
@@ -99,9 +114,13 @@ enum {
  * @nr_dpus: DPUs in the rank
  * @mram_size: MRAM bytes per DPU
  * @wram_size: WRAM bytes per DPU
- * @flags: DPUSIM_RANK_OWNED while an open file owns the rank
+ * @flags: DPUSIM_RANK_*
  * @lock: protects @owner
- * @owner: the process that opened the rank, or NULL
+ * @owner: the process that opened the rank or made its latest call on it,
+ *         or NULL
+ * @owner_ref: held by the open file and by each queued job; the last put
+ *             frees the rank's memory and ends the ownership
+ * @owner_idle: woken when the ownership ends
  * @xfer_lock: serialises the transfers of the rank
  * @dpus: the DPUs, @nr_dpus of them
  * @budget: where the memory of the DPUs is charged
@@ -110,6 +129,8 @@ enum {
  * @async_pending: jobs queued and not finished
  * @async_error: first error of a job since the last DPUSIM_IOCTL_SYNC
  * @async_idle: woken when @async_pending drops to 0
+ * @async_usage: what the queued jobs hold
+ * @pinned_pages: user pages the rank's transfers hold pinned right now
  */
 struct dpusim_rank {
 	struct device dev;
@@ -121,6 +142,8 @@ struct dpusim_rank {
 	unsigned long flags;
 	struct mutex lock;	/* protects owner */
 	struct pid *owner;
+	struct kref owner_ref;
+	wait_queue_head_t owner_idle;
 	struct mutex xfer_lock;	/* one transfer at a time */
 	struct dpusim_dpu *dpus;
 	struct dpusim_budget *budget;
@@ -129,6 +152,8 @@ struct dpusim_rank {
 	atomic_t async_pending;
 	atomic_t async_error;
 	wait_queue_head_t async_idle;
+	struct dpusim_async_usage async_usage;
+	atomic_long_t pinned_pages;
 };
 
 /* main.c */
@@ -158,8 +183,12 @@ int dpusim_rank_init(struct dpusim_rank *rank, u32 index,
 		     struct dpusim_budget *budget);
 void dpusim_rank_fini(struct dpusim_rank *rank);
 void dpusim_rank_free_memory(struct dpusim_rank *rank);
-u64 dpusim_rank_resident_bytes(struct dpusim_rank *rank);
+u64 dpusim_rank_resident_bytes(struct dpusim_rank *rank,
+			       enum dpusim_mem_kind kind);
 int dpusim_rank_claim(struct dpusim_rank *rank);
+void dpusim_rank_touch_owner(struct dpusim_rank *rank);
+void dpusim_rank_get(struct dpusim_rank *rank);
+void dpusim_rank_put(struct dpusim_rank *rank);
 void dpusim_rank_release(struct dpusim_rank *rank);
 struct dpusim_rank *dpusim_rank_create(u32 index,
 				       const struct dpusim_geometry *geo,
@@ -201,20 +230,33 @@ struct dpusim_order {
 
 /**
  * struct dpusim_xfer_pin - a checked transfer with its user pages pinned
+ * @rank: the rank
  * @x: the header
  * @dpus: x.nr_dpus entries
  * @blocks: x.nr_blocks entries
+ * @bytes: bytes the blocks move
+ * @pad: bytes of zero padding (to the DPUs, without a length check)
  * @o: the copy order
- * @pages: the pinned user pages, in copy order
- * @npinned: entries of @pages pinned
+ * @pages: the user page of each piece, in copy order (a page may repeat)
+ * @upages: the distinct user pages, each pinned once; @pages itself when
+ *          the copy order visits the pages in increasing order
+ * @npinned: entries of @upages pinned
+ * @mm: where @ncharged pages are charged (mm->pinned_vm), mmgrab'ed
+ * @ncharged: pages charged
  */
 struct dpusim_xfer_pin {
+	struct dpusim_rank *rank;
 	struct dpusim_xfer x;
 	const struct dpusim_xfer_dpu *dpus;
 	const struct dpusim_block *blocks;
+	u64 bytes;
+	u64 pad;
 	struct dpusim_order o;
 	struct page **pages;
+	struct page **upages;
 	unsigned long npinned;
+	struct mm_struct *mm;
+	unsigned long ncharged;
 };
 
 int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
@@ -224,7 +266,8 @@ void dpusim_xfer_unpin(struct dpusim_xfer_pin *p, bool dirty);
 int dpusim_xfer_check(const struct dpusim_rank *rank,
 		      const struct dpusim_xfer *x,
 		      const struct dpusim_xfer_dpu *dpus,
-		      const struct dpusim_block *blocks);
+		      const struct dpusim_block *blocks,
+		      u64 *bytes, u64 *pad);
 int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
 		    const struct dpusim_xfer_dpu *dpus,
 		    const struct dpusim_block *blocks);
@@ -233,12 +276,9 @@ int dpusim_xfer_user(struct dpusim_rank *rank, const struct dpusim_xfer *x);
 /* async.c */
 int dpusim_async_init(struct dpusim_rank *rank);
 void dpusim_async_fini(struct dpusim_rank *rank);
-int dpusim_async_submit(struct dpusim_rank *rank, const struct dpusim_xfer *x,
-			const struct dpusim_xfer_dpu *dpus,
-			const struct dpusim_block *blocks);
+int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
 int dpusim_async_wait_idle(struct dpusim_rank *rank, u32 timeout_ms);
 int dpusim_async_sync(struct dpusim_rank *rank, u32 timeout_ms);
-void dpusim_async_drain(struct dpusim_rank *rank);
 
 /* ioctl.c */
 long dpusim_ioctl_dispatch(struct dpusim_rank *rank, unsigned int cmd,

@@ -142,6 +142,8 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_ioctl_dispatch);
 
 long dpusim_rank_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
-	return dpusim_ioctl_dispatch(filp->private_data, cmd,
-				     (void __user *)arg);
+	struct dpusim_rank *rank = filp->private_data;
+
+	dpusim_rank_touch_owner(rank);
+	return dpusim_ioctl_dispatch(rank, cmd, (void __user *)arg);
 }

@@ -31,18 +31,23 @@ MODULE_PARM_DESC(mram_budget,
  * @b: the budget
  * @nr: pages
  *
+ * The count only moves if the new value fits: a charge that fails never
+ * shows, even for a moment, so it cannot make a smaller concurrent charge
+ * (another rank's) fail.
+ *
  * Return: 0, or -ENOSPC (and nothing reserved) if the limit would be passed.
  */
 int dpusim_budget_charge(struct dpusim_budget *b, unsigned long nr)
 {
 	unsigned long limit = READ_ONCE(b->limit) >> PAGE_SHIFT;
+	long old = atomic_long_read(&b->pages);
 
 	if (!nr)
 		return 0;
-	if (atomic_long_add_return(nr, &b->pages) > limit) {
-		atomic_long_sub(nr, &b->pages);
-		return -ENOSPC;
-	}
+	do {
+		if (nr > limit || old > limit - nr)
+			return -ENOSPC;
+	} while (!atomic_long_try_cmpxchg(&b->pages, &old, old + nr));
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_budget_charge);
@@ -71,8 +76,10 @@ void dpusim_mem_free(struct dpusim_mem *mem)
 	struct page *page;
 	unsigned long idx;
 
-	xa_for_each(&mem->pages, idx, page)
+	xa_for_each(&mem->pages, idx, page) {
 		__free_page(page);
+		cond_resched();
+	}
 	xa_destroy(&mem->pages);
 	dpusim_budget_uncharge(mem->budget, mem->nr_pages);
 	WRITE_ONCE(mem->nr_pages, 0);
@@ -111,7 +118,12 @@ unsigned long dpusim_mem_missing(struct dpusim_mem *mem, u64 off, u64 len)
 	xas_for_each(&xas, page, end - 1) {
 		if (xas_retry(&xas, page))
 			continue;
-		present++;
+		if (!(++present % 4096) && need_resched()) {
+			xas_pause(&xas);
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+		}
 	}
 	rcu_read_unlock();
 	return end - first - present;
@@ -156,6 +168,7 @@ int dpusim_mem_populate(struct dpusim_mem *mem, u64 off, u64 len,
 		undo->entries[undo->nr].idx = idx;
 		undo->nr++;
 		WRITE_ONCE(mem->nr_pages, mem->nr_pages + 1);
+		cond_resched();
 	}
 	return 0;
 }
@@ -185,24 +198,30 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_undo);
 
 /**
  * dpusim_mem_zero - write zeros to [@off, @off + @len)
- * @mem: the memory
+ * @mem: the memory, its writers serialised by the caller
  * @off: byte offset
  * @len: bytes
  *
- * Holes already read as zeros and stay holes: nothing is allocated.
+ * Holes already read as zeros and stay holes: nothing is allocated, and
+ * only the resident pages of the range are visited, so the cost is that
+ * of the pages written, however long the range.
  */
 void dpusim_mem_zero(struct dpusim_mem *mem, u64 off, u64 len)
 {
+	pgoff_t idx = off >> PAGE_SHIFT, last;
+	u64 end = off + len, pstart, from, to;
 	struct page *page;
-	size_t n;
 
-	while (len) {
-		n = min_t(u64, len, PAGE_SIZE - offset_in_page(off));
-		page = xa_load(&mem->pages, off >> PAGE_SHIFT);
-		if (page)
-			memzero_page(page, offset_in_page(off), n);
-		off += n;
-		len -= n;
+	if (!len)
+		return;
+	last = (end - 1) >> PAGE_SHIFT;
+	for (page = xa_find(&mem->pages, &idx, last, XA_PRESENT); page;
+	     page = xa_find_after(&mem->pages, &idx, last, XA_PRESENT)) {
+		pstart = (u64)idx << PAGE_SHIFT;
+		from = max(off, pstart);
+		to = min(end, pstart + PAGE_SIZE);
+		memzero_page(page, from - pstart, to - from);
+		cond_resched();
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_zero);

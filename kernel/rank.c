@@ -4,7 +4,12 @@
  * attributes.
  *
  * A rank is owned by one open file at a time (UPMEM: one process per rank);
- * a second open() fails with -EBUSY.  The file holds a module reference
+ * a second open() fails with -EBUSY.  The ownership is a kref held by the
+ * open file and by each queued asynchronous transfer: closing the file
+ * never waits; the last reference frees the rank's memory and ends the
+ * ownership.  An open() that finds the previous owner closed but its
+ * transfers still running waits for them (interruptibly, bounded).
+ * The file holds a module reference
  * (fops.owner), so the module cannot be unloaded while a rank is open:
  * rmmod is refused with "Module dpusim is in use".
  */
@@ -14,6 +19,7 @@
 #include <linux/compat.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/pid_namespace.h>
 #include <linux/slab.h>
 
 #include "dpusim.h"
@@ -80,6 +86,9 @@ int dpusim_rank_init(struct dpusim_rank *rank, u32 index,
 	rank->mram_size = geo->mram_size;
 	rank->wram_size = geo->wram_size;
 	rank->budget = budget;
+	/* Unowned, the rank holds its own reference: jobs may come and go. */
+	kref_init(&rank->owner_ref);
+	init_waitqueue_head(&rank->owner_idle);
 	mutex_init(&rank->lock);
 	mutex_init(&rank->xfer_lock);
 	for (i = 0; i < rank->nr_dpus; i++) {
@@ -127,60 +136,136 @@ void dpusim_rank_fini(struct dpusim_rank *rank)
 EXPORT_SYMBOL_IF_KUNIT(dpusim_rank_fini);
 
 /**
- * dpusim_rank_resident_bytes - bytes of the rank's memory that are resident
+ * dpusim_rank_resident_bytes - bytes of the rank's MRAM or WRAM resident
  * @rank: the rank
+ * @kind: DPUSIM_MRAM or DPUSIM_WRAM
  *
  * Return: the sum over its DPUs, read without locking (a snapshot).
  */
-u64 dpusim_rank_resident_bytes(struct dpusim_rank *rank)
+u64 dpusim_rank_resident_bytes(struct dpusim_rank *rank,
+			       enum dpusim_mem_kind kind)
 {
 	unsigned long pages = 0;
 	u32 i;
-	int k;
 
 	for (i = 0; i < rank->nr_dpus; i++)
-		for (k = 0; k < DPUSIM_NR_MEMS; k++)
-			pages += READ_ONCE(rank->dpus[i].mem[k].nr_pages);
+		pages += READ_ONCE(rank->dpus[i].mem[kind].nr_pages);
 	return (u64)pages << PAGE_SHIFT;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_rank_resident_bytes);
+
+/* 0, -EBUSY (owned), or -EAGAIN (closed, its transfers still running) */
+static int dpusim_rank_try_claim(struct dpusim_rank *rank)
+{
+	int ret = 0;
+
+	mutex_lock(&rank->lock);
+	if (test_bit(DPUSIM_RANK_OWNED, &rank->flags)) {
+		ret = test_bit(DPUSIM_RANK_CLOSED, &rank->flags) ? -EAGAIN :
+								    -EBUSY;
+	} else {
+		kref_init(&rank->owner_ref);
+		clear_bit(DPUSIM_RANK_CLOSED, &rank->flags);
+		set_bit(DPUSIM_RANK_OWNED, &rank->flags);
+		rank->owner = get_pid(task_tgid(current));
+	}
+	mutex_unlock(&rank->lock);
+	return ret;
+}
 
 /**
  * dpusim_rank_claim - make the current process the rank's owner
  * @rank: the rank
  *
- * Return: 0, or -EBUSY if another open file owns the rank.
+ * If the previous owner closed the rank and its queued transfers still
+ * run, waits for them: interruptibly, at most
+ * DPUSIM_SYNC_DEFAULT_TIMEOUT_MS.
+ *
+ * Return: 0, -EBUSY if another open file owns the rank (or the wait timed
+ * out), -ERESTARTSYS on a signal.
  */
 int dpusim_rank_claim(struct dpusim_rank *rank)
 {
-	if (test_and_set_bit(DPUSIM_RANK_OWNED, &rank->flags))
-		return -EBUSY;
+	long left;
+	int ret;
 
-	mutex_lock(&rank->lock);
-	rank->owner = get_pid(task_tgid(current));
-	mutex_unlock(&rank->lock);
-	return 0;
+	for (;;) {
+		ret = dpusim_rank_try_claim(rank);
+		if (ret != -EAGAIN)
+			return ret;
+		left = wait_event_interruptible_timeout(rank->owner_idle,
+			!test_bit(DPUSIM_RANK_OWNED, &rank->flags),
+			msecs_to_jiffies(DPUSIM_SYNC_DEFAULT_TIMEOUT_MS));
+		if (left < 0)
+			return left;
+		if (!left)
+			return -EBUSY;
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_rank_claim);
 
 /**
- * dpusim_rank_release - drop ownership; the rank is free for the next open
- * @rank: the rank, owned by the caller
+ * dpusim_rank_touch_owner - the calling process is the rank's user now
+ * @rank: the rank, owned by the caller's open file
  *
- * Queued asynchronous transfers finish first (they hold their pinned user
- * pages, so this is safe after the owner's mm is gone).  Then the rank's
- * memory is freed: the next owner finds it all zeros, and the pages go
- * back to the budget.
+ * The file may outlive its opener (fork, SCM_RIGHTS): owner_pid shows the
+ * process that made the latest call.
  */
-void dpusim_rank_release(struct dpusim_rank *rank)
+void dpusim_rank_touch_owner(struct dpusim_rank *rank)
 {
-	dpusim_async_drain(rank);
+	struct pid *pid = task_tgid(current);
+
+	if (READ_ONCE(rank->owner) == pid)
+		return;
+	mutex_lock(&rank->lock);
+	if (rank->owner && rank->owner != pid) {
+		put_pid(rank->owner);
+		WRITE_ONCE(rank->owner, get_pid(pid));
+	}
+	mutex_unlock(&rank->lock);
+}
+
+/* The last reference: free the memory, end the ownership. */
+static void dpusim_rank_teardown(struct kref *kref)
+{
+	struct dpusim_rank *rank = container_of(kref, struct dpusim_rank,
+						owner_ref);
+
 	dpusim_rank_free_memory(rank);
+	atomic_set(&rank->async_error, 0);
 	mutex_lock(&rank->lock);
 	put_pid(rank->owner);
 	rank->owner = NULL;
+	clear_bit(DPUSIM_RANK_CLOSED, &rank->flags);
+	clear_bit(DPUSIM_RANK_OWNED, &rank->flags);
 	mutex_unlock(&rank->lock);
-	clear_bit_unlock(DPUSIM_RANK_OWNED, &rank->flags);
+	wake_up_all(&rank->owner_idle);
+}
+
+/* A queued job's reference on the ownership. */
+void dpusim_rank_get(struct dpusim_rank *rank)
+{
+	kref_get(&rank->owner_ref);
+}
+
+void dpusim_rank_put(struct dpusim_rank *rank)
+{
+	kref_put(&rank->owner_ref, dpusim_rank_teardown);
+}
+
+/**
+ * dpusim_rank_release - the owner closes the rank
+ * @rank: the rank, owned by the caller
+ *
+ * Does not wait: queued asynchronous transfers hold their pinned user
+ * pages and complete after the file (or the process) is gone; the last one
+ * frees the rank's memory (the next owner finds it all zeros, and the
+ * pages go back to the budget) and ends the ownership.
+ */
+void dpusim_rank_release(struct dpusim_rank *rank)
+{
+	set_bit(DPUSIM_RANK_CLOSED, &rank->flags);
+	dpusim_rank_put(rank);
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_rank_release);
 
@@ -245,6 +330,7 @@ static ssize_t is_owned_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(is_owned);
 
+/* In the reader's pid namespace; 0 if the owner is not visible there. */
 static ssize_t owner_pid_show(struct device *dev,
 			      struct device_attribute *attr, char *buf)
 {
@@ -252,7 +338,7 @@ static ssize_t owner_pid_show(struct device *dev,
 	pid_t pid;
 
 	mutex_lock(&rank->lock);
-	pid = pid_nr(rank->owner);
+	pid = pid_nr_ns(rank->owner, task_active_pid_ns(current));
 	mutex_unlock(&rank->lock);
 	return sysfs_emit(buf, "%d\n", pid);
 }
@@ -263,9 +349,62 @@ static ssize_t mram_resident_bytes_show(struct device *dev,
 					char *buf)
 {
 	return sysfs_emit(buf, "%llu\n",
-			  dpusim_rank_resident_bytes(to_rank(dev)));
+			  dpusim_rank_resident_bytes(to_rank(dev),
+						     DPUSIM_MRAM));
 }
 static DEVICE_ATTR_RO(mram_resident_bytes);
+
+static ssize_t wram_resident_bytes_show(struct device *dev,
+					struct device_attribute *attr,
+					char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  dpusim_rank_resident_bytes(to_rank(dev),
+						     DPUSIM_WRAM));
+}
+static DEVICE_ATTR_RO(wram_resident_bytes);
+
+/* How close the rank is to its limits (uapi/dpusim.h). */
+static ssize_t pinned_pages_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%ld\n",
+			  atomic_long_read(&to_rank(dev)->pinned_pages));
+}
+static DEVICE_ATTR_RO(pinned_pages);
+
+/* What the queued asynchronous transfers hold (DPUSIM_ASYNC_MAX_*). */
+static ssize_t async_jobs_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n",
+			  atomic_read(&to_rank(dev)->async_usage.jobs));
+}
+static DEVICE_ATTR_RO(async_jobs);
+
+static ssize_t async_blocks_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n",
+			  atomic_read(&to_rank(dev)->async_usage.blocks));
+}
+static DEVICE_ATTR_RO(async_blocks);
+
+static ssize_t async_bytes_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read(&to_rank(dev)->async_usage.bytes));
+}
+static DEVICE_ATTR_RO(async_bytes);
+
+static ssize_t async_pages_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%ld\n",
+			  atomic_long_read(&to_rank(dev)->async_usage.pages));
+}
+static DEVICE_ATTR_RO(async_pages);
 
 /* Counters of successful DPUSIM_IOCTL_XFER calls and what they moved. */
 #define DPUSIM_STAT_ATTR(_attr, _field)					\
@@ -289,6 +428,12 @@ static struct attribute *dpusim_rank_attrs[] = {
 	&dev_attr_is_owned.attr,
 	&dev_attr_owner_pid.attr,
 	&dev_attr_mram_resident_bytes.attr,
+	&dev_attr_wram_resident_bytes.attr,
+	&dev_attr_pinned_pages.attr,
+	&dev_attr_async_jobs.attr,
+	&dev_attr_async_blocks.attr,
+	&dev_attr_async_bytes.attr,
+	&dev_attr_async_pages.attr,
 	&dev_attr_xfer_ioctls.attr,
 	&dev_attr_xfer_bytes_to_dpu.attr,
 	&dev_attr_xfer_bytes_from_dpu.attr,

@@ -4,8 +4,9 @@
  * and the memory of several DPUs of a rank in one call.
  *
  *   check     the whole descriptor, before anything else
- *   pin       every user page the call touches (pin_user_pages_fast),
- *             in the order the copy goes (see struct dpusim_order)
+ *   pin       every distinct user page the call touches, once
+ *             (pin_user_pages_fast), charged to the caller's
+ *             RLIMIT_MEMLOCK as pinned memory (mm->pinned_vm)
  *   populate  every memory page a write needs, charged to the budget
  *   copy      memcpy between the pinned user pages and the memory pages,
  *             one copy, no bounce buffer
@@ -19,6 +20,8 @@
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -147,16 +150,19 @@ static int dpusim_xfer_dpu_bytes(const struct dpusim_xfer *x,
  * @x: the header
  * @dpus: x->nr_dpus entries
  * @blocks: x->nr_blocks entries
+ * @moved: out, bytes the blocks move
+ * @pad: out, bytes of zero padding the call writes
  *
  * Return: 0 or the errno documented at struct dpusim_xfer.
  */
 int dpusim_xfer_check(const struct dpusim_rank *rank,
 		      const struct dpusim_xfer *x,
 		      const struct dpusim_xfer_dpu *dpus,
-		      const struct dpusim_block *blocks)
+		      const struct dpusim_block *blocks, u64 *moved, u64 *pad)
 {
 	DECLARE_BITMAP(seen, DPUSIM_MAX_DPUS);
-	u64 bytes, total = 0;
+	bool to_mem = !(x->flags & DPUSIM_XFER_FROM_DPU);
+	u64 bytes, total = 0, zeros = 0;
 	u32 i, first = 0;
 	int ret;
 
@@ -178,10 +184,17 @@ int dpusim_xfer_check(const struct dpusim_rank *rank,
 		total += bytes;
 		if (total > DPUSIM_XFER_MAX_BYTES)
 			return -E2BIG;
+		/* bytes <= length; below it only with NO_LENGTH_CHECK */
+		if (to_mem)
+			zeros += x->length - bytes;
+		if (zeros > DPUSIM_XFER_MAX_PAD_BYTES)
+			return -E2BIG;
 		first += dpus[i].nr_blocks;
 	}
 	if (first != x->nr_blocks)
 		return -EINVAL;
+	*moved = total;
+	*pad = zeros;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_check);
@@ -256,29 +269,89 @@ static unsigned long dpusim_piece_pages(u64 *last, unsigned long *nr,
 	return idx;
 }
 
-/* Pages[] entries a call needs. */
-static unsigned long dpusim_xfer_nr_pages(struct dpusim_order *o)
+/*
+ * Pages[] entries a call needs.  *@sorted: each piece starts in the page
+ * the previous one ended in or past it, so the entries are distinct pages
+ * in increasing order (the common case: blocks laid out in copy order).
+ */
+static unsigned long dpusim_xfer_nr_pages(struct dpusim_order *o, bool *sorted)
 {
 	unsigned long nr = 0;
 	u64 addr, len, last = 1;
 
-	while (dpusim_order_next(o, &addr, &len))
+	*sorted = true;
+	while (dpusim_order_next(o, &addr, &len)) {
+		if (nr && (addr & PAGE_MASK) < last)
+			*sorted = false;
 		dpusim_piece_pages(&last, &nr, addr, len);
+	}
 	return nr;
 }
 
-/* Pin the user pages of every piece, in order, merging adjacent runs. */
-static int dpusim_xfer_pin(const struct dpusim_xfer *x, struct dpusim_order *o,
-			   struct page **pages, unsigned long *npinned)
+/* Pin @n user pages from @start into @pages + *@npinned. */
+static int dpusim_pin_run(u64 start, unsigned long n, unsigned int gup,
+			  struct page **pages, unsigned long *npinned)
 {
-	unsigned int gup = x->flags & DPUSIM_XFER_FROM_DPU ? FOLL_WRITE : 0;
+	int ret = pin_user_pages_fast(start, n, gup, pages + *npinned);
+
+	if (ret < 0)
+		return ret;
+	*npinned += ret;
+	return ret < n ? -EFAULT : 0;
+}
+
+static unsigned int dpusim_gup_flags(const struct dpusim_xfer *x)
+{
+	return x->flags & DPUSIM_XFER_FROM_DPU ? FOLL_WRITE : 0;
+}
+
+/*
+ * Charge @n pinned pages to the caller's RLIMIT_MEMLOCK, as RDMA
+ * (ib_umem_get) and iommufd do: mm->pinned_vm, CAP_IPC_LOCK exempt.
+ */
+static int dpusim_pin_charge(struct dpusim_rank *rank,
+			     struct dpusim_xfer_pin *p, unsigned long n)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+
+	if ((u64)atomic64_add_return(n, &mm->pinned_vm) > limit &&
+	    !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(n, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	mmgrab(mm);
+	p->mm = mm;
+	p->ncharged = n;
+	atomic_long_add(n, &rank->pinned_pages);
+	return 0;
+}
+
+static void dpusim_pin_uncharge(struct dpusim_xfer_pin *p)
+{
+	if (!p->mm)
+		return;
+	atomic64_sub(p->ncharged, &p->mm->pinned_vm);
+	atomic_long_sub(p->ncharged, &p->rank->pinned_pages);
+	mmdrop(p->mm);
+	p->mm = NULL;
+	p->ncharged = 0;
+}
+
+/*
+ * Sorted pieces: pin them in order, one pin_user_pages_fast() call per
+ * run of adjacent pages; the entries are the distinct pages.
+ */
+static int dpusim_xfer_pin_sorted(struct dpusim_xfer_pin *p)
+{
+	unsigned int gup = dpusim_gup_flags(&p->x);
 	unsigned long nr = 0, prev, run_len = 0;
-	u64 addr, len, start, last = 1, run = 0;
+	u64 addr, len, start = 0, last = 1, run = 0;
 	int ret;
 
 	for (;;) {
 		prev = nr;
-		if (dpusim_order_next(o, &addr, &len)) {
+		if (dpusim_order_next(&p->o, &addr, &len)) {
 			dpusim_piece_pages(&last, &nr, addr, len);
 			if (nr == prev)
 				continue;	/* within the last page */
@@ -289,19 +362,97 @@ static int dpusim_xfer_pin(const struct dpusim_xfer *x, struct dpusim_order *o,
 			}
 		}
 		if (run_len) {
-			ret = pin_user_pages_fast(run, run_len, gup,
-						  pages + *npinned);
-			if (ret < 0)
+			ret = dpusim_pin_run(run, run_len, gup, p->upages,
+					     &p->npinned);
+			if (ret)
 				return ret;
-			*npinned += ret;
-			if (ret < run_len)
-				return -EFAULT;
 		}
 		if (nr == prev)
 			return 0;	/* no piece left */
 		run = start;
 		run_len = nr - prev;
 	}
+}
+
+/*
+ * Pieces that go back to earlier pages (blocks interleaved, repeated or in
+ * any order): each distinct page is pinned once, however many pieces lie
+ * in it.  An xarray indexed by user page number collects the distinct
+ * pages, numbers them in address order (their entries of p->upages) and
+ * then fills the copy-order entries of p->pages.
+ */
+static int dpusim_xfer_pin_scattered(struct dpusim_rank *rank,
+				     struct dpusim_xfer_pin *p)
+{
+	unsigned int gup = dpusim_gup_flags(&p->x);
+	unsigned long nr = 0, e, k = 0, n = 0, vpn, end, run = 0, run_len = 0;
+	struct xarray distinct;
+	u64 addr, len, last = 1;
+	void *entry;
+	int ret = 0;
+
+	xa_init(&distinct);
+	/* 1: the distinct pages */
+	dpusim_order_init(&p->o, rank, &p->x, p->dpus, p->blocks);
+	while (dpusim_order_next(&p->o, &addr, &len)) {
+		end = (addr + len - 1) >> PAGE_SHIFT;
+		for (vpn = addr >> PAGE_SHIFT; vpn <= end; vpn++) {
+			ret = xa_insert(&distinct, vpn, xa_mk_value(0),
+					GFP_KERNEL_ACCOUNT);
+			if (ret == -EBUSY)
+				continue;	/* seen before */
+			if (ret)
+				goto out;
+			if (++n > DPUSIM_XFER_MAX_PAGES) {
+				ret = -E2BIG;
+				goto out;
+			}
+			cond_resched();
+		}
+	}
+
+	/* 2: number them in address order, pin runs of adjacent pages */
+	ret = dpusim_pin_charge(rank, p, n);
+	if (ret)
+		goto out;
+	ret = -ENOMEM;
+	p->upages = kvmalloc_array(n, sizeof(*p->upages), GFP_KERNEL_ACCOUNT);
+	if (!p->upages)
+		goto out;
+	ret = 0;
+	xa_for_each(&distinct, vpn, entry) {
+		xa_store(&distinct, vpn, xa_mk_value(k++), GFP_KERNEL);
+		if (run_len && vpn == run + run_len) {
+			run_len++;
+			continue;
+		}
+		if (run_len) {
+			ret = dpusim_pin_run(run << PAGE_SHIFT, run_len, gup,
+					     p->upages, &p->npinned);
+			if (ret)
+				goto out;
+		}
+		run = vpn;
+		run_len = 1;
+		cond_resched();
+	}
+	ret = dpusim_pin_run(run << PAGE_SHIFT, run_len, gup, p->upages,
+			     &p->npinned);
+	if (ret)
+		goto out;
+
+	/* 3: the copy order's entries */
+	dpusim_order_init(&p->o, rank, &p->x, p->dpus, p->blocks);
+	while (dpusim_order_next(&p->o, &addr, &len)) {
+		e = dpusim_piece_pages(&last, &nr, addr, len);
+		for (vpn = addr >> PAGE_SHIFT; e < nr; e++, vpn++)
+			p->pages[e] = p->upages[xa_to_value(xa_load(&distinct,
+								    vpn))];
+		cond_resched();
+	}
+out:
+	xa_destroy(&distinct);
+	return ret;
 }
 
 /**
@@ -342,7 +493,7 @@ int dpusim_xfer_populate(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 
 	undo.cap = missing;
 	undo.entries = kvmalloc_array(missing, sizeof(*undo.entries),
-				      GFP_KERNEL);
+				      GFP_KERNEL_ACCOUNT);
 	if (!undo.entries) {
 		ret = -ENOMEM;
 		goto err_uncharge;
@@ -450,38 +601,63 @@ void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 
 /**
  * dpusim_xfer_pin_user - allocate the order and pin a transfer's user pages
- * @rank: the rank
+ * @rank: the rank, its xfer_lock held
  * @p: p->x, p->dpus and p->blocks set and checked, with DPUs
  *
- * Return: 0, then dpusim_xfer_unpin() releases @p; or -ENOMEM / -EFAULT
- * with nothing pinned or allocated.
+ * Each distinct page is pinned once and charged to the caller's
+ * RLIMIT_MEMLOCK.  Called under xfer_lock (lock order: xfer_lock, then
+ * mmap_lock in the page faults of pinning), so that a call waiting for
+ * the rank holds no pages.
+ *
+ * Return: 0, then dpusim_xfer_unpin() releases @p; or -ENOMEM, -EFAULT,
+ * -E2BIG (over DPUSIM_XFER_MAX_PAGES) with nothing pinned or allocated.
  */
 int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 {
 	const struct dpusim_xfer *x = &p->x;
 	unsigned long nr_pages;
+	bool sorted;
 	int ret;
 
+	lockdep_assert_held(&rank->xfer_lock);
+	p->rank = rank;
 	p->npinned = 0;
 	p->pages = NULL;
-	p->o.c = kmalloc_array(x->nr_dpus, sizeof(*p->o.c), GFP_KERNEL);
-	p->o.act = kmalloc_array(x->nr_dpus, sizeof(*p->o.act), GFP_KERNEL);
+	p->upages = NULL;
+	p->mm = NULL;
+	p->ncharged = 0;
+	p->o.c = kmalloc_array(x->nr_dpus, sizeof(*p->o.c), GFP_KERNEL_ACCOUNT);
+	p->o.act = kmalloc_array(x->nr_dpus, sizeof(*p->o.act),
+				 GFP_KERNEL_ACCOUNT);
 	if (!p->o.c || !p->o.act) {
 		ret = -ENOMEM;
 		goto err;
 	}
 	dpusim_order_init(&p->o, rank, x, p->dpus, p->blocks);
-	nr_pages = dpusim_xfer_nr_pages(&p->o);
-	if (nr_pages) {
-		p->pages = kvmalloc_array(nr_pages, sizeof(*p->pages),
-					  GFP_KERNEL);
-		if (!p->pages) {
-			ret = -ENOMEM;
-			goto err;
-		}
+	nr_pages = dpusim_xfer_nr_pages(&p->o, &sorted);
+	if (!nr_pages)
+		return 0;
+	if (sorted && nr_pages > DPUSIM_XFER_MAX_PAGES) {
+		ret = -E2BIG;
+		goto err;
 	}
-	dpusim_order_init(&p->o, rank, x, p->dpus, p->blocks);
-	ret = dpusim_xfer_pin(x, &p->o, p->pages, &p->npinned);
+	p->pages = kvmalloc_array(nr_pages, sizeof(*p->pages),
+				  GFP_KERNEL_ACCOUNT);
+	if (!p->pages) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	if (sorted) {
+		ret = dpusim_pin_charge(rank, p, nr_pages);
+		if (ret)
+			goto err;
+		p->upages = p->pages;
+		dpusim_order_init(&p->o, rank, x, p->dpus, p->blocks);
+		ret = dpusim_xfer_pin_sorted(p);
+	} else {
+		/* charged once the distinct pages are counted */
+		ret = dpusim_xfer_pin_scattered(rank, p);
+	}
 	if (ret)
 		goto err;
 	return 0;
@@ -492,17 +668,22 @@ err:
 }
 
 /**
- * dpusim_xfer_unpin - unpin and free what dpusim_xfer_pin_user() took
+ * dpusim_xfer_unpin - unpin, uncharge and free what dpusim_xfer_pin_user()
+ * took
  * @p: the transfer
  * @dirty: the copy wrote to the user pages (from the DPU)
  */
 void dpusim_xfer_unpin(struct dpusim_xfer_pin *p, bool dirty)
 {
 	if (p->x.flags & DPUSIM_XFER_FROM_DPU)
-		unpin_user_pages_dirty_lock(p->pages, p->npinned, dirty);
+		unpin_user_pages_dirty_lock(p->upages, p->npinned, dirty);
 	else
-		unpin_user_pages(p->pages, p->npinned);
+		unpin_user_pages(p->upages, p->npinned);
 	p->npinned = 0;
+	dpusim_pin_uncharge(p);
+	if (p->upages != p->pages)
+		kvfree(p->upages);
+	p->upages = NULL;
 	kvfree(p->pages);
 	p->pages = NULL;
 	kfree(p->o.act);
@@ -520,7 +701,8 @@ void dpusim_xfer_unpin(struct dpusim_xfer_pin *p, bool dirty)
  *          the current process
  *
  * With DPUSIM_XFER_ASYNC the transfer is queued once checked, pinned and
- * populated (async.c); without it, queued transfers of the rank go first.
+ * populated (async.c); without it, queued transfers of the rank go first,
+ * then, under the rank's xfer_lock, pin, populate, copy.
  *
  * Return: 0, or an errno of struct dpusim_xfer with nothing changed.
  */
@@ -535,31 +717,43 @@ int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
 	};
 	int ret;
 
-	ret = dpusim_xfer_check(rank, x, dpus, blocks);
+	ret = dpusim_xfer_check(rank, x, dpus, blocks, &p.bytes, &p.pad);
 	if (ret || !x->nr_dpus)
 		return ret;
 	if (x->flags & DPUSIM_XFER_ASYNC)
-		return dpusim_async_submit(rank, x, dpus, blocks);
+		return dpusim_async_submit(rank, &p);
 
-	ret = dpusim_xfer_pin_user(rank, &p);
-	if (ret)
-		return ret;
 	ret = dpusim_async_wait_idle(rank, 0);
 	if (ret)
-		goto out_unpin;
+		return ret;
 	ret = mutex_lock_interruptible(&rank->xfer_lock);
 	if (ret)
-		goto out_unpin;
-	ret = dpusim_xfer_populate(rank, &p);
-	if (!ret)
-		dpusim_xfer_copy(rank, &p);
+		return ret;
+	ret = dpusim_xfer_pin_user(rank, &p);
+	if (!ret) {
+		ret = dpusim_xfer_populate(rank, &p);
+		if (!ret)
+			dpusim_xfer_copy(rank, &p);
+		dpusim_xfer_unpin(&p, !ret);
+	}
 	mutex_unlock(&rank->xfer_lock);
-
-out_unpin:
-	dpusim_xfer_unpin(&p, !ret);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_run);
+
+/* A kvmalloc'ed, memcg-charged copy of @n bytes of user memory. */
+static void *dpusim_memdup_user(u64 uptr, size_t n)
+{
+	void *p = kvmalloc(n, GFP_KERNEL_ACCOUNT);
+
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(p, u64_to_user_ptr(uptr), n)) {
+		kvfree(p);
+		return ERR_PTR(-EFAULT);
+	}
+	return p;
+}
 
 /**
  * dpusim_xfer_user - DPUSIM_IOCTL_XFER after its header was copied in
@@ -579,12 +773,12 @@ int dpusim_xfer_user(struct dpusim_rank *rank, const struct dpusim_xfer *x)
 	if (ret)
 		return ret;
 
-	dpus = vmemdup_user(u64_to_user_ptr(x->dpus),
-			    array_size(x->nr_dpus, sizeof(*dpus)));
+	dpus = dpusim_memdup_user(x->dpus, array_size(x->nr_dpus,
+						      sizeof(*dpus)));
 	if (IS_ERR(dpus))
 		return PTR_ERR(dpus);
-	blocks = vmemdup_user(u64_to_user_ptr(x->blocks),
-			      array_size(x->nr_blocks, sizeof(*blocks)));
+	blocks = dpusim_memdup_user(x->blocks, array_size(x->nr_blocks,
+							  sizeof(*blocks)));
 	if (IS_ERR(blocks)) {
 		ret = PTR_ERR(blocks);
 		goto out_dpus;

@@ -75,6 +75,19 @@ static void read_desc(struct udev_device *dev, struct dpusim_rank_desc *d)
 		d->mram_resident_bytes = v;
 		d->valid |= DPUSIM_ATTR_MRAM_RESIDENT;
 	}
+	if (read_attr(dev, "wram_resident_bytes", UINT64_MAX, &v)) {
+		d->wram_resident_bytes = v;
+		d->valid |= DPUSIM_ATTR_WRAM_RESIDENT;
+	}
+	if (read_attr(dev, "pinned_pages", UINT64_MAX, &v)) {
+		d->pinned_pages = v;
+		d->valid |= DPUSIM_ATTR_PINNED;
+	}
+	if (read_attr(dev, "async_jobs", UINT64_MAX, &d->async_jobs) &&
+	    read_attr(dev, "async_blocks", UINT64_MAX, &d->async_blocks) &&
+	    read_attr(dev, "async_bytes", UINT64_MAX, &d->async_bytes) &&
+	    read_attr(dev, "async_pages", UINT64_MAX, &d->async_pages))
+		d->valid |= DPUSIM_ATTR_ASYNC;
 }
 
 static int cmp_desc(const void *a, const void *b)

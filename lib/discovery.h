@@ -22,6 +22,9 @@ enum {
 	DPUSIM_ATTR_IS_OWNED = 1 << 3,
 	DPUSIM_ATTR_OWNER_PID = 1 << 4,
 	DPUSIM_ATTR_MRAM_RESIDENT = 1 << 5,
+	DPUSIM_ATTR_WRAM_RESIDENT = 1 << 6,
+	DPUSIM_ATTR_PINNED = 1 << 7,
+	DPUSIM_ATTR_ASYNC = 1 << 8,	/* all four async_* */
 };
 
 struct dpusim_rank_desc {
@@ -34,6 +37,10 @@ struct dpusim_rank_desc {
 	bool is_owned;
 	uint32_t owner_pid;		/* 0 if none */
 	uint64_t mram_resident_bytes;
+	uint64_t wram_resident_bytes;
+	uint64_t pinned_pages;		/* user pages the rank holds pinned */
+	/* the queue of asynchronous transfers, against DPUSIM_ASYNC_MAX_* */
+	uint64_t async_jobs, async_blocks, async_bytes, async_pages;
 };
 
 /*

@@ -19,9 +19,11 @@
  *   EOVERFLOW  offset + length wraps or leaves the simulated memory
  *   EBUSY      the rank is owned by another open file
  *   ENOMEM     the kernel could not allocate its own bookkeeping, or
- *              the pages an asynchronous transfer pins would exceed the
- *              caller's RLIMIT_MEMLOCK
+ *              the user pages a transfer pins would exceed the caller's
+ *              RLIMIT_MEMLOCK (without CAP_IPC_LOCK)
  *   ENOSPC     the simulated-memory budget is exhausted; nothing changed
+ *   EAGAIN     the open file's queue of asynchronous transfers is full
+ *              (DPUSIM_ASYNC_MAX_*); DPUSIM_IOCTL_SYNC, then try again
  *   ENOTTY     unknown ioctl command
  *   ENODEV     the device is gone
  *   ETIMEDOUT  a wait for queued asynchronous transfers timed out
@@ -106,12 +108,16 @@ enum {
 	 * Return once the transfer is queued; DPUSIM_IOCTL_SYNC waits for it.
 	 * Everything is checked, the user pages pinned and the memory pages
 	 * allocated before the call returns, so its errors are those of a
-	 * synchronous call, with nothing changed.  The pinned pages are
-	 * charged to the caller's RLIMIT_MEMLOCK until the copy is done
-	 * (ENOMEM over it).  The user buffers must stay valid and unchanged
-	 * until DPUSIM_IOCTL_SYNC.  Queued transfers of the open file run in
-	 * submission order; a synchronous DPUSIM_IOCTL_XFER waits for them
-	 * first.  Closing the file (also at process exit) waits for them.
+	 * synchronous call, with nothing changed; EAGAIN if the queue is full
+	 * (DPUSIM_ASYNC_MAX_*).  The pinned pages stay charged to the caller's
+	 * RLIMIT_MEMLOCK until the copy is done.  The user buffers must stay
+	 * valid and unchanged until DPUSIM_IOCTL_SYNC.  Queued transfers of
+	 * the open file run in submission order; a synchronous
+	 * DPUSIM_IOCTL_XFER waits for them first.  Closing the file (also at
+	 * process exit) does not wait: the queued transfers still complete,
+	 * and the rank is free for the next open() once they have (an open()
+	 * meanwhile waits for them, interruptibly, for at most
+	 * DPUSIM_SYNC_DEFAULT_TIMEOUT_MS, then fails with EBUSY).
 	 */
 	DPUSIM_XFER_ASYNC = 1 << 3,
 };
@@ -119,6 +125,26 @@ enum {
 /* Limits of one DPUSIM_IOCTL_XFER (E2BIG above them) */
 #define DPUSIM_XFER_MAX_BLOCKS	(1U << 20)	/* blocks in one call */
 #define DPUSIM_XFER_MAX_BYTES	(1ULL << 30)	/* bytes moved in one call */
+/*
+ * Zeros written past the blocks, up to @length, to the DPUs of one call
+ * (DPUSIM_XFER_NO_LENGTH_CHECK, to the DPU): the sum over its DPUs.
+ */
+#define DPUSIM_XFER_MAX_PAD_BYTES	(4ULL << 30)
+/*
+ * Distinct user pages one call pins (each page once, however many blocks
+ * lie in it); pages are 4 KiB on x86-64.
+ */
+#define DPUSIM_XFER_MAX_PAGES	(1U << 19)
+
+/*
+ * Limits of the asynchronous queue of an open file (EAGAIN above them):
+ * transfers queued and not finished, and what they hold together.  Bytes
+ * count both the bytes moved and the zero padding.
+ */
+#define DPUSIM_ASYNC_MAX_JOBS	64U
+#define DPUSIM_ASYNC_MAX_BLOCKS	(1U << 21)
+#define DPUSIM_ASYNC_MAX_BYTES	(8ULL << 30)
+#define DPUSIM_ASYNC_MAX_PAGES	(1U << 20)
 
 /**
  * struct dpusim_xfer - DPUSIM_IOCTL_XFER
@@ -132,20 +158,24 @@ enum {
  * @blocks: user pointer to struct dpusim_block[@nr_blocks]
  *
  * Moves data between host blocks and the memory of several DPUs of the
- * rank in one call.  The whole descriptor is checked, every block's user
- * pages are pinned and every memory page the call writes is allocated
- * before a byte moves: a call that fails changes nothing.  Errors:
+ * rank in one call.  The whole descriptor is checked, every distinct user
+ * page of the blocks is pinned (once) and charged to the caller's
+ * RLIMIT_MEMLOCK (as pinned memory, mm->pinned_vm, like RDMA and iommufd
+ * do), and every memory page the call writes is allocated before a byte
+ * moves: a call that fails changes nothing.  Errors:
  * EINVAL (unknown flag, unaligned offset/length, DPU index out of the rank
  * or repeated, block counts that do not add up, a DPU's block lengths not
  * adding up to @length without DPUSIM_XFER_NO_LENGTH_CHECK), E2BIG (more
- * DPUs than the rank has, over DPUSIM_XFER_MAX_BLOCKS or
- * DPUSIM_XFER_MAX_BYTES), EOVERFLOW (@offset + @length past the memory),
+ * DPUs than the rank has, over DPUSIM_XFER_MAX_BLOCKS,
+ * DPUSIM_XFER_MAX_BYTES, DPUSIM_XFER_MAX_PAD_BYTES or
+ * DPUSIM_XFER_MAX_PAGES), EOVERFLOW (@offset + @length past the memory),
  * EFAULT (a bad descriptor or block address), ENOSPC (the module's
  * resident-memory budget, parameter mram_budget, would be exceeded),
- * ENOMEM (also: with DPUSIM_XFER_ASYNC, the pinned pages would exceed
- * RLIMIT_MEMLOCK).  A synchronous call first waits for the file's queued
- * asynchronous transfers: EINTR/ERESTARTSYS on a signal, ETIMEDOUT after
- * DPUSIM_SYNC_DEFAULT_TIMEOUT_MS, both with nothing changed.
+ * ENOMEM (also: the pinned pages would exceed RLIMIT_MEMLOCK), EAGAIN
+ * (DPUSIM_XFER_ASYNC: the queue is full).  A synchronous call first waits
+ * for the file's queued asynchronous transfers: EINTR/ERESTARTSYS on a
+ * signal, ETIMEDOUT after DPUSIM_SYNC_DEFAULT_TIMEOUT_MS, both with nothing
+ * changed.
  */
 struct dpusim_xfer {
 	__u32 size;

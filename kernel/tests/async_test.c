@@ -2,7 +2,8 @@
 /*
  * KUnit suite for asynchronous transfers (DPUSIM_XFER_ASYNC): round trip
  * after a sync, submit errors that change nothing, RLIMIT_MEMLOCK
- * accounting, and a rank torn down with a job still queued.
+ * accounting (once per distinct page), the queue's limits, a close that
+ * does not wait, and a rank torn down with a job still queued.
  *
  * A "blocker" work item queued first on the rank's ordered workqueue
  * holds the jobs behind it, so a test can see them pending.
@@ -42,9 +43,10 @@ static void unblock_rank(struct blocker *b)
 	destroy_work_on_stack(&b->work);
 }
 
+/* Pinned user pages are charged to mm->pinned_vm (RLIMIT_MEMLOCK). */
 static unsigned long locked_vm(void)
 {
-	return READ_ONCE(current->mm->locked_vm);
+	return atomic64_read(&current->mm->pinned_vm);
 }
 
 /* Transfers at offset 0 of the DPUs' MRAM. */
@@ -77,7 +79,7 @@ static void async_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC, 2 * PAGE_SIZE, dpus,
 				  2, to, 2), 0);
 	/* Populated at submit. */
-	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank),
+	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank, DPUSIM_MRAM),
 			4 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC | DPUSIM_XFER_FROM_DPU,
 				  2 * PAGE_SIZE, dpus, 2, from, 2), 0);
@@ -123,7 +125,7 @@ static void async_submit_errors_change_nothing(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async_pending), 0);
 	KUNIT_EXPECT_EQ(test, dpusim_async_sync(&t->rank, 0), 0);
-	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank), 0);
+	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank, DPUSIM_MRAM), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&t->rank.stats.ioctls), 0);
 	KUNIT_EXPECT_EQ(test, locked_vm(), base);
@@ -192,7 +194,117 @@ static void async_fini_waits(struct kunit *test)
 					       &t->budget), 0);
 }
 
+/*
+ * Blocks alternating between two pages pin each page once: the charge and
+ * the rank's pin count are 2 while the job is queued, whatever the number
+ * of blocks (finding 1 and 4 of the hardening issue).
+ */
+static void async_pins_each_page_once(struct kunit *test)
+{
+	struct xfer_fixture *t = test->priv;
+	const u32 nr = 512;
+	struct dpusim_xfer_dpu dpus[] = { { 2, nr } };
+	struct dpusim_block *b;
+	unsigned long base = locked_vm();
+	struct blocker blk;
+	u8 *got;
+	u32 i;
+
+	b = kunit_kcalloc(test, nr, sizeof(*b), GFP_KERNEL);
+	got = kunit_kzalloc(test, nr * 8, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	for (i = 0; i < nr; i++)
+		b[i] = (struct dpusim_block){
+			xfer_uaddr(t, (i % 2) * PAGE_SIZE + (i / 2) * 8), 8 };
+
+	block_rank(t, &blk);
+	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC, nr * 8, dpus, 1, b,
+				  nr), 0);
+	KUNIT_EXPECT_EQ(test, locked_vm(), base + 2);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.pinned_pages), 2);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.async_usage.pages), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async_usage.blocks), nr);
+	unblock_rank(&blk);
+	KUNIT_EXPECT_EQ(test, dpusim_async_sync(&t->rank, 0), 0);
+	KUNIT_EXPECT_EQ(test, locked_vm(), base);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.pinned_pages), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async_usage.jobs), 0);
+
+	/* The bytes landed in copy order. */
+	xfer_mram_read(t, 2, 0, got, nr * 8);
+	for (i = 0; i < nr; i++)
+		KUNIT_EXPECT_EQ(test, memcmp(got + i * 8, t->kbuf + (i % 2) *
+					     PAGE_SIZE + (i / 2) * 8, 8), 0);
+}
+
+/* A full queue: EAGAIN, nothing changed; room again after a sync. */
+static void async_queue_full(struct kunit *test)
+{
+	struct xfer_fixture *t = test->priv;
+	const struct dpusim_xfer_dpu dpus[] = { { 1, 1 } };
+	const struct dpusim_block b[] = { { xfer_uaddr(t, 0), 8 } };
+	unsigned long base = locked_vm();
+	struct blocker blk;
+	u32 i;
+
+	block_rank(t, &blk);
+	for (i = 0; i < DPUSIM_ASYNC_MAX_JOBS; i++)
+		KUNIT_ASSERT_EQ(test, run(t, DPUSIM_XFER_ASYNC, 8, dpus, 1, b,
+					  1), 0);
+	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC, 8, dpus, 1, b, 1),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async_usage.jobs),
+			DPUSIM_ASYNC_MAX_JOBS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async_pending),
+			DPUSIM_ASYNC_MAX_JOBS);
+	KUNIT_EXPECT_EQ(test, locked_vm(), base + DPUSIM_ASYNC_MAX_JOBS);
+	unblock_rank(&blk);
+	KUNIT_EXPECT_EQ(test, dpusim_async_sync(&t->rank, 0), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async_usage.jobs), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&t->rank.async_usage.bytes), 0);
+	KUNIT_EXPECT_EQ(test, locked_vm(), base);
+	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC, 8, dpus, 1, b, 1), 0);
+	KUNIT_EXPECT_EQ(test, dpusim_async_sync(&t->rank, 0), 0);
+}
+
+/*
+ * Closing the rank with a job queued does not wait: the job keeps the
+ * ownership and the memory; once it is done, the rank is free and empty.
+ */
+static void async_release_does_not_wait(struct kunit *test)
+{
+	struct xfer_fixture *t = test->priv;
+	const struct dpusim_xfer_dpu dpus[] = { { 0, 1 } };
+	const struct dpusim_block b[] = { { xfer_uaddr(t, 0), PAGE_SIZE } };
+	struct blocker blk;
+
+	KUNIT_ASSERT_EQ(test, dpusim_rank_claim(&t->rank), 0);
+	block_rank(t, &blk);
+	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC, PAGE_SIZE, dpus, 1, b,
+				  1), 0);
+	dpusim_rank_release(&t->rank);
+	/* Still owned (by the job), memory still there. */
+	KUNIT_EXPECT_TRUE(test, test_bit(DPUSIM_RANK_OWNED, &t->rank.flags));
+	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank,
+							 DPUSIM_MRAM),
+			PAGE_SIZE);
+	unblock_rank(&blk);
+	flush_workqueue(t->rank.async_wq);
+	KUNIT_EXPECT_FALSE(test, test_bit(DPUSIM_RANK_OWNED, &t->rank.flags));
+	KUNIT_EXPECT_NULL(test, t->rank.owner);
+	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank,
+							 DPUSIM_MRAM), 0);
+	/* Free for the next owner at once. */
+	KUNIT_EXPECT_EQ(test, dpusim_rank_claim(&t->rank), 0);
+	dpusim_rank_release(&t->rank);
+	KUNIT_EXPECT_FALSE(test, test_bit(DPUSIM_RANK_OWNED, &t->rank.flags));
+}
+
 static struct kunit_case async_test_cases[] = {
+	KUNIT_CASE(async_pins_each_page_once),
+	KUNIT_CASE(async_queue_full),
+	KUNIT_CASE(async_release_does_not_wait),
 	KUNIT_CASE(async_round_trip),
 	KUNIT_CASE(async_submit_errors_change_nothing),
 	KUNIT_CASE(async_memlock_returns_to_zero),

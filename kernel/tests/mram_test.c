@@ -189,6 +189,54 @@ static void mram_zero_keeps_holes(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, memchr_inv(t->buf + 64, 0, PAGE_SIZE - 64));
 }
 
+/*
+ * Zeroing visits only the resident pages of the range: pages between and
+ * around them stay holes, a partial page keeps its bytes outside the range.
+ */
+static void mram_zero_resident_pages_only(struct kunit *test)
+{
+	struct mram_test *t = test->priv;
+
+	memset(t->buf, 0xab, PAGE_SIZE);
+	mem_write(test, t, 3 * PAGE_SIZE, t->buf, PAGE_SIZE);
+	mem_write(test, t, 9 * PAGE_SIZE, t->buf, PAGE_SIZE);
+	dpusim_mem_zero(&t->mem, 3 * PAGE_SIZE + 8, 6 * PAGE_SIZE + 16);
+	KUNIT_EXPECT_EQ(test, t->mem.nr_pages, 2);
+	KUNIT_EXPECT_EQ(test, dpusim_mem_missing(&t->mem, 0, MEM_SIZE),
+			MEM_SIZE / PAGE_SIZE - 2);
+	xfer_mem_rw(&t->mem, 3 * PAGE_SIZE, t->buf, PAGE_SIZE, false);
+	KUNIT_EXPECT_NULL(test, memchr_inv(t->buf, 0xab, 8));
+	KUNIT_EXPECT_NULL(test, memchr_inv(t->buf + 8, 0, PAGE_SIZE - 8));
+	xfer_mem_rw(&t->mem, 9 * PAGE_SIZE, t->buf, PAGE_SIZE, false);
+	KUNIT_EXPECT_NULL(test, memchr_inv(t->buf, 0, 24));
+	KUNIT_EXPECT_NULL(test, memchr_inv(t->buf + 24, 0xab, PAGE_SIZE - 24));
+	/* An empty range and the whole memory. */
+	dpusim_mem_zero(&t->mem, 9 * PAGE_SIZE + 64, 0);
+	xfer_mem_rw(&t->mem, 9 * PAGE_SIZE, t->buf, PAGE_SIZE, false);
+	KUNIT_EXPECT_NULL(test, memchr_inv(t->buf + 24, 0xab, PAGE_SIZE - 24));
+	dpusim_mem_zero(&t->mem, 0, MEM_SIZE);
+	xfer_mem_rw(&t->mem, 9 * PAGE_SIZE, t->buf, PAGE_SIZE, false);
+	KUNIT_EXPECT_NULL(test, memchr_inv(t->buf, 0, PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, t->mem.nr_pages, 2);
+}
+
+/* A charge that fails leaves the count as it was, at every size. */
+static void mram_budget_failed_charge_leaves_count(struct kunit *test)
+{
+	struct mram_test *t = test->priv;
+
+	KUNIT_EXPECT_EQ(test, dpusim_budget_charge(&t->budget, 3), 0);
+	KUNIT_EXPECT_EQ(test, dpusim_budget_charge(&t->budget, 6), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, dpusim_budget_charge(&t->budget, ULONG_MAX),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, dpusim_budget_charge(&t->budget, LONG_MAX),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 3);
+	KUNIT_EXPECT_EQ(test, dpusim_budget_charge(&t->budget, 5), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 8);
+	dpusim_budget_uncharge(&t->budget, 8);
+}
+
 static void mram_free_returns_budget(struct kunit *test)
 {
 	struct mram_test *t = test->priv;
@@ -211,6 +259,8 @@ static struct kunit_case mram_cases[] = {
 	KUNIT_CASE(mram_budget_follows_limit),
 	KUNIT_CASE(mram_undo_removes_only_new_pages),
 	KUNIT_CASE(mram_zero_keeps_holes),
+	KUNIT_CASE(mram_zero_resident_pages_only),
+	KUNIT_CASE(mram_budget_failed_charge_leaves_count),
 	KUNIT_CASE(mram_free_returns_budget),
 	{}
 };

@@ -96,7 +96,7 @@ static void dpusim_owner_init_geometry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rank->wram_size, 4096);
 	KUNIT_EXPECT_FALSE(test, test_bit(DPUSIM_RANK_OWNED, &rank->flags));
 	KUNIT_EXPECT_NULL(test, rank->owner);
-	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(rank), 0);
+	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(rank, DPUSIM_MRAM), 0);
 }
 
 static void dpusim_owner_second_claim_busy(struct kunit *test)

@@ -89,7 +89,7 @@ static struct kunit_suite walk_suite = {
 
 static const struct dpusim_geometry check_geo = {
 	.nr_ranks = 1,
-	.nr_dpus = 4,
+	.nr_dpus = 8,
 	.mram_size = SZ_1G,
 	.wram_size = SZ_4K,
 };
@@ -97,7 +97,7 @@ static const struct dpusim_geometry check_geo = {
 struct check_case {
 	const char *name;
 	struct dpusim_xfer x;
-	struct dpusim_xfer_dpu dpus[3];
+	struct dpusim_xfer_dpu dpus[5];
 	struct dpusim_block blocks[4];
 	int expected;
 };
@@ -120,7 +120,7 @@ static const struct check_case check_cases[] = {
 	  { B(0x1000, 8) }, -EINVAL },
 	{ "unaligned length", XF(0, 0, 12, 1, 1), { { 0, 1 } },
 	  { B(0x1000, 12) }, -EINVAL },
-	{ "more DPUs than the rank", XF(0, 0, 8, 5, 0), {}, {}, -E2BIG },
+	{ "more DPUs than the rank", XF(0, 0, 8, 9, 0), {}, {}, -E2BIG },
 	{ "too many blocks", XF(0, 0, 8, 1, DPUSIM_XFER_MAX_BLOCKS + 1), {},
 	  {}, -E2BIG },
 	{ "past the end of MRAM", XF(0, SZ_1G - 8, 16, 1, 1), { { 0, 1 } },
@@ -133,7 +133,7 @@ static const struct check_case check_cases[] = {
 	  { { 0, 1 } }, { B(0x1000, 16) }, -EOVERFLOW },
 	{ "within WRAM", XF(DPUSIM_XFER_WRAM, SZ_4K - 16, 16, 1, 1),
 	  { { 0, 1 } }, { B(0x1000, 16) }, 0 },
-	{ "DPU index out of the rank", XF(0, 0, 8, 1, 1), { { 4, 1 } },
+	{ "DPU index out of the rank", XF(0, 0, 8, 1, 1), { { 8, 1 } },
 	  { B(0x1000, 8) }, -EINVAL },
 	{ "DPU twice", XF(0, 0, 8, 2, 2), { { 1, 1 }, { 1, 1 } },
 	  { B(0x1000, 8), B(0x2000, 8) }, -EINVAL },
@@ -156,6 +156,13 @@ static const struct check_case check_cases[] = {
 	  { B(U64_MAX - 3, 8) }, -EFAULT },
 	{ "block lengths overflow", XF(NLC, 0, 8, 1, 2), { { 0, 2 } },
 	  { B(0x1000, U64_MAX / 2 + 1), B(0x1000, U64_MAX / 2 + 1) }, 0 },
+	{ "padding up to the cap", XF(NLC, 0, SZ_1G, 4, 0),
+	  { { 0, 0 }, { 1, 0 }, { 2, 0 }, { 3, 0 } }, {}, 0 },
+	{ "padding over the cap", XF(NLC, 0, SZ_1G, 5, 0),
+	  { { 0, 0 }, { 1, 0 }, { 2, 0 }, { 3, 0 }, { 4, 0 } }, {}, -E2BIG },
+	{ "from the DPU nothing is padded", XF(NLC | DPUSIM_XFER_FROM_DPU, 0,
+					      SZ_1G, 5, 0),
+	  { { 0, 0 }, { 1, 0 }, { 2, 0 }, { 3, 0 }, { 4, 0 } }, {}, 0 },
 	{ "over the bytes per call", XF(0, 0, SZ_1G, 2, 2),
 	  { { 0, 1 }, { 1, 1 } }, { B(0x1000, SZ_1G), B(0x1000, SZ_1G) },
 	  -E2BIG },
@@ -175,12 +182,14 @@ static void dpusim_xfer_check_test(struct kunit *test)
 	const struct check_case *c = test->param_value;
 	struct dpusim_rank *rank = kunit_kzalloc(test, sizeof(*rank),
 						 GFP_KERNEL);
+	u64 bytes, pad;
 
 	KUNIT_ASSERT_NOT_NULL(test, rank);
 	KUNIT_ASSERT_EQ(test, dpusim_rank_init(rank, 0, &check_geo,
 					       &check_budget), 0);
 	KUNIT_EXPECT_EQ(test, dpusim_xfer_check(rank, &c->x, c->dpus,
-						c->blocks), c->expected);
+						c->blocks, &bytes, &pad),
+			c->expected);
 	dpusim_rank_fini(rank);
 }
 
@@ -356,7 +365,7 @@ static void xfer_length_mismatch_changes_nothing(struct kunit *test)
 					  { xfer_uaddr(t, 64), 56 } };
 
 	KUNIT_EXPECT_EQ(test, xfer_run(t, 0, 0, 64, dpus, 2, b, 2), -EINVAL);
-	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank), 0);
+	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank, DPUSIM_MRAM), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&t->rank.stats.ioctls), 0);
 }
 
@@ -377,7 +386,7 @@ static void xfer_bad_address_changes_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xfer_run(t, 0, 0, 64, dpus, 2, b, 2), -EFAULT);
 	KUNIT_EXPECT_EQ(test, xfer_run(t, 0, 0, 64, dpus, 2, kernel_addr, 2),
 			-EFAULT);
-	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank), 0);
+	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank, DPUSIM_MRAM), 0);
 
 	/* From the DPU: the first host block is not written either. */
 	KUNIT_EXPECT_EQ(test, xfer_run(t, DPUSIM_XFER_FROM_DPU, 0, 64, dpus, 2, b,
@@ -396,11 +405,11 @@ static void xfer_budget_enospc(struct kunit *test)
 
 	t->budget.limit = PAGE_SIZE;
 	KUNIT_EXPECT_EQ(test, xfer_run(t, 0, 0, PAGE_SIZE, dpus, 2, b, 2), -ENOSPC);
-	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank), 0);
+	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank, DPUSIM_MRAM), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 0);
 	/* One DPU fits. */
 	KUNIT_EXPECT_EQ(test, xfer_run(t, 0, 0, PAGE_SIZE, dpus, 1, b, 1), 0);
-	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank), PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank, DPUSIM_MRAM), PAGE_SIZE);
 	/* Overwriting resident pages needs no budget. */
 	KUNIT_EXPECT_EQ(test, xfer_run(t, 0, 0, PAGE_SIZE, dpus, 1, b + 1, 1), 0);
 }

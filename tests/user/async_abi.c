@@ -167,7 +167,8 @@ TEST_F(async, bad_block_address_at_submit)
 }
 
 /*
- * Over RLIMIT_MEMLOCK: ENOMEM, nothing changed.  In a child without
+ * Over RLIMIT_MEMLOCK: ENOMEM, nothing changed, for asynchronous and
+ * synchronous transfers alike (both pin).  In a child without
  * CAP_IPC_LOCK (which bypasses the limit): root drops to nobody.
  */
 TEST_F(async, memlock_limit_enomem)
@@ -180,6 +181,14 @@ TEST_F(async, memlock_limit_enomem)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		struct rlimit rl = { 4096, 4096 };
+		static uint64_t word __attribute__((aligned(4096)));
+		struct dpusim_xfer_dpu d = { .dpu = 5, .nr_blocks = 1 };
+		struct dpusim_block b = { (uintptr_t)&word, 8 };
+		struct dpusim_xfer one = {
+			.size = sizeof(one), .length = 8, .nr_dpus = 1,
+			.nr_blocks = 1, .dpus = (uintptr_t)&d,
+			.blocks = (uintptr_t)&b,
+		};
 		uint8_t *buf;
 		int r;
 
@@ -192,21 +201,28 @@ TEST_F(async, memlock_limit_enomem)
 			_exit(12);
 		if (errno != ENOMEM)
 			_exit(13);
-		/* A synchronous transfer pins without the charge. */
+		/* Synchronous: two pages and more, over the one-page limit. */
 		self->t.x.flags = 0;
-		if (xfer(self->fd, &self->t.x))
+		if (xfer(self->fd, &self->t.x) != -1 || errno != ENOMEM)
 			_exit(14);
+		/* One page is within it. */
+		word = 0x1122334455667788ULL;
+		if (xfer(self->fd, &one))
+			_exit(15);
 		_exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	EXPECT_EQ(2 * LEN, sysfs_rank_attr(0, "mram_resident_bytes"));
+	EXPECT_EQ(4096, sysfs_rank_attr(0, "mram_resident_bytes"));
 	EXPECT_EQ(ioctls + 1, sysfs_rank_attr(0, "xfer_ioctls"));
 	EXPECT_EQ(0, sync_rank(self->fd, &self->s));
 }
 
-/* Close with a big transfer queued: the close waits, the rank is clean. */
+/*
+ * Close with a big transfer queued: close does not wait, the transfer
+ * completes; the next open() waits for it and finds the rank clean.
+ */
 TEST_F(async, close_with_queued_transfer)
 {
 	uint8_t *buf;
@@ -215,13 +231,14 @@ TEST_F(async, close_with_queued_transfer)
 	ASSERT_EQ(0, queue_big(self->fd, &buf));
 	EXPECT_EQ(0, close(self->fd));
 	self->fd = -1;
-	EXPECT_EQ(0, sysfs_rank_attr(0, "is_owned"));
-	EXPECT_EQ(0, sysfs_rank_attr(0, "mram_resident_bytes"));
-	free(buf);
+	free(buf);	/* the queued transfer holds the pages it pinned */
 
 	fd = open(RANK_PATH(0), O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, sysfs_rank_attr(0, "is_owned"));
+	EXPECT_EQ(getpid(), sysfs_rank_attr(0, "owner_pid"));
 	EXPECT_EQ(0, sysfs_rank_attr(0, "mram_resident_bytes"));
+	EXPECT_EQ(0, sysfs_rank_attr(0, "pinned_pages"));
 	EXPECT_EQ(0, sync_rank(fd, &self->s));
 	self->fd = fd;
 }
@@ -229,7 +246,7 @@ TEST_F(async, close_with_queued_transfer)
 /* A process that exits with a transfer queued leaves the rank free. */
 TEST_F(async, exit_with_queued_transfer)
 {
-	int status;
+	int status, fd;
 	pid_t pid;
 
 	close(self->fd);
@@ -238,8 +255,8 @@ TEST_F(async, exit_with_queued_transfer)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		uint8_t *buf;
-		int fd = open(RANK_PATH(0), O_RDWR | O_CLOEXEC);
 
+		fd = open(RANK_PATH(0), O_RDWR | O_CLOEXEC);
 		if (fd < 0)
 			_exit(10);
 		if (queue_big(fd, &buf))
@@ -249,9 +266,12 @@ TEST_F(async, exit_with_queued_transfer)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	EXPECT_EQ(0, sysfs_rank_attr(0, "is_owned"));
-	EXPECT_EQ(0, sysfs_rank_attr(0, "owner_pid"));
+	fd = open(RANK_PATH(0), O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(getpid(), sysfs_rank_attr(0, "owner_pid"));
 	EXPECT_EQ(0, sysfs_rank_attr(0, "mram_resident_bytes"));
+	EXPECT_EQ(0, sysfs_rank_attr(0, "pinned_pages"));
+	self->fd = fd;
 }
 
 TEST_HARNESS_MAIN

@@ -81,6 +81,51 @@ TEST(geometry_parameters)
 	restore_default(_metadata);
 }
 
+/*
+ * Zero padding is bounded per call (hardening finding 3): on a rank of
+ * 256 DPUs of 1 GiB, padding 5 DPUs' whole MRAM (5 GiB) is E2BIG with
+ * nothing changed, 4 GiB (DPUSIM_XFER_MAX_PAD_BYTES) is allowed, and its
+ * cost is that of the resident pages: they are zeroed, holes stay holes.
+ */
+TEST(padding_bounded_per_call)
+{
+	struct dpusim_xfer_dpu d[5];
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .flags = DPUSIM_XFER_NO_LENGTH_CHECK,
+		.length = 1ULL << 30, .nr_dpus = 5, .dpus = (uintptr_t)d,
+	};
+	uint64_t word = 0x0102030405060708ULL, back = 0;
+	struct dpusim_xfer_dpu d0 = { .dpu = 0, .nr_blocks = 1 };
+	struct dpusim_block b = { (uintptr_t)&word, 8 };
+	struct dpusim_xfer one = {
+		.size = sizeof(one), .length = 8, .nr_dpus = 1, .nr_blocks = 1,
+		.dpus = (uintptr_t)&d0, .blocks = (uintptr_t)&b,
+	};
+	int fd, i;
+
+	ASSERT_EQ(0, run_cmd("rmmod dpusim"));
+	ASSERT_EQ(0, insmod("ranks=1 dpus_per_rank=256 mram_size=1073741824"));
+	fd = open(RANK_PATH(0), O_RDWR | O_CLOEXEC);
+	EXPECT_LE(0, fd);
+	EXPECT_EQ(0, xfer(fd, &one));
+	for (i = 0; i < 5; i++)
+		d[i] = (struct dpusim_xfer_dpu){ .dpu = i, .nr_blocks = 0 };
+	errno = 0;
+	EXPECT_EQ(-1, xfer(fd, &x));	/* not ASSERT: the module is restored */
+	EXPECT_EQ(E2BIG, errno);
+	one.flags = DPUSIM_XFER_FROM_DPU;
+	b.addr = (uintptr_t)&back;
+	EXPECT_EQ(0, xfer(fd, &one));
+	EXPECT_EQ(word, back);		/* nothing changed */
+	x.nr_dpus = 4;
+	EXPECT_EQ(0, xfer(fd, &x));
+	EXPECT_EQ(0, xfer(fd, &one));
+	EXPECT_EQ(0, back);		/* zeroed */
+	EXPECT_EQ(4096, sysfs_rank_attr(0, "mram_resident_bytes"));
+	close(fd);
+	restore_default(_metadata);
+}
+
 TEST(defaults)
 {
 	EXPECT_EQ(64, sysfs_rank_attr(0, "nr_dpus"));

@@ -2,7 +2,8 @@
 /*
  * dpusim — command-line tool for the simulated DPU ranks.
  *
- *   dpusim list [--json]   every rank: index, device, DPUs, MRAM, WRAM, owner
+ *   dpusim list [--json]   every rank: index, device, DPUs, MRAM, WRAM, owner,
+ *                          and how close it is to its limits
  *   dpusim --help | --version
  *
  * Reads sysfs through libudev and never opens a rank, so it works while
@@ -28,8 +29,10 @@ static void usage(FILE *f)
 		"\n"
 		"commands:\n"
 		"  list [--json]   list the simulated ranks (index, device, DPUs,\n"
-		"                  MRAM and WRAM per DPU, owner); --json prints a\n"
-		"                  JSON array for scripts\n"
+		"                  MRAM and WRAM per DPU, resident memory, owner,\n"
+		"                  pinned user pages, the asynchronous queue\n"
+		"                  against its limits); --json prints a JSON\n"
+		"                  array for scripts\n"
 		"  help            this text\n"
 		"\n"
 		"options:\n"
@@ -67,11 +70,13 @@ static void print_text(const struct dpusim_rank_desc *r, uint32_t n)
 {
 	uint32_t i;
 
-	printf("%-5s %-22s %5s %10s %10s %12s  %s\n", "RANK", "DEVICE", "DPUS",
-	       "MRAM/DPU", "WRAM/DPU", "RESIDENT", "OWNER");
+	printf("%-5s %-22s %5s %10s %10s %12s %10s %8s %11s  %s\n", "RANK",
+	       "DEVICE", "DPUS", "MRAM/DPU", "WRAM/DPU", "MRAM RES", "WRAM RES",
+	       "PINNED", "QUEUE", "OWNER");
 	for (i = 0; i < n; i++) {
 		char dpus[16] = "?", mram[32] = "?", wram[32] = "?";
-		char res[32] = "?", owner[32] = "?";
+		char res[32] = "?", wres[32] = "?", owner[32] = "?";
+		char pinned[32] = "?", queue[32] = "?";
 
 		if (r[i].valid & DPUSIM_ATTR_NR_DPUS)
 			snprintf(dpus, sizeof(dpus), "%u", r[i].nr_dpus);
@@ -81,6 +86,15 @@ static void print_text(const struct dpusim_rank_desc *r, uint32_t n)
 			human_size(wram, sizeof(wram), r[i].wram_size);
 		if (r[i].valid & DPUSIM_ATTR_MRAM_RESIDENT)
 			human_size(res, sizeof(res), r[i].mram_resident_bytes);
+		if (r[i].valid & DPUSIM_ATTR_WRAM_RESIDENT)
+			human_size(wres, sizeof(wres), r[i].wram_resident_bytes);
+		if (r[i].valid & DPUSIM_ATTR_PINNED)
+			snprintf(pinned, sizeof(pinned), "%llu",
+				 (unsigned long long)r[i].pinned_pages);
+		if (r[i].valid & DPUSIM_ATTR_ASYNC)
+			snprintf(queue, sizeof(queue), "%llu/%u jobs",
+				 (unsigned long long)r[i].async_jobs,
+				 DPUSIM_ASYNC_MAX_JOBS);
 		if ((r[i].valid & DPUSIM_ATTR_OWNER_PID) && r[i].owner_pid)
 			snprintf(owner, sizeof(owner), "pid %u", r[i].owner_pid);
 		else if (r[i].valid & DPUSIM_ATTR_IS_OWNED)
@@ -88,9 +102,39 @@ static void print_text(const struct dpusim_rank_desc *r, uint32_t n)
 				 r[i].is_owned ? "owned" : "free");
 		else if (r[i].valid & DPUSIM_ATTR_OWNER_PID)
 			snprintf(owner, sizeof(owner), "free");
-		printf("%-5u %-22s %5s %10s %10s %12s  %s\n", r[i].index,
-		       r[i].devnode, dpus, mram, wram, res, owner);
+		printf("%-5u %-22s %5s %10s %10s %12s %10s %8s %11s  %s\n",
+		       r[i].index, r[i].devnode, dpus, mram, wram, res, wres,
+		       pinned, queue, owner);
 	}
+}
+
+/*
+ * The module-wide budget of resident simulated memory (parameter
+ * mram_budget) against what all ranks hold; nothing if unreadable.
+ */
+static void print_budget(const struct dpusim_rank_desc *r, uint32_t n)
+{
+	char used[32], limit[32], buf[64];
+	unsigned long long b;
+	uint64_t sum = 0;
+	uint32_t i;
+	FILE *f = fopen("/sys/module/dpusim/parameters/mram_budget", "r");
+
+	if (!f)
+		return;
+	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%llu", &b) != 1) {
+		fclose(f);
+		return;
+	}
+	fclose(f);
+	for (i = 0; i < n; i++)
+		sum += r[i].mram_resident_bytes + r[i].wram_resident_bytes;
+	human_size(used, sizeof(used), sum);
+	human_size(limit, sizeof(limit), b);
+	printf("resident memory, all ranks: %s of %s (mram_budget); queue limits per rank: %u jobs, %u blocks, %llu GiB, %u pages\n",
+	       used, limit, DPUSIM_ASYNC_MAX_JOBS, DPUSIM_ASYNC_MAX_BLOCKS,
+	       (unsigned long long)(DPUSIM_ASYNC_MAX_BYTES >> 30),
+	       DPUSIM_ASYNC_MAX_PAGES);
 }
 
 static void json_string(const char *s)
@@ -140,7 +184,25 @@ static void print_json(const struct dpusim_rank_desc *r, uint32_t n)
 		json_u64("owner_pid", (v & DPUSIM_ATTR_OWNER_PID) && r[i].owner_pid,
 			 r[i].owner_pid, false);
 		json_u64("mram_resident_bytes", v & DPUSIM_ATTR_MRAM_RESIDENT,
-			 r[i].mram_resident_bytes, true);
+			 r[i].mram_resident_bytes, false);
+		json_u64("wram_resident_bytes", v & DPUSIM_ATTR_WRAM_RESIDENT,
+			 r[i].wram_resident_bytes, false);
+		json_u64("pinned_pages", v & DPUSIM_ATTR_PINNED,
+			 r[i].pinned_pages, false);
+		printf("\"async_queue\": ");
+		if (v & DPUSIM_ATTR_ASYNC)
+			printf("{\"jobs\": [%llu, %u], \"blocks\": [%llu, %u], "
+			       "\"bytes\": [%llu, %llu], \"pages\": [%llu, %u]}",
+			       (unsigned long long)r[i].async_jobs,
+			       DPUSIM_ASYNC_MAX_JOBS,
+			       (unsigned long long)r[i].async_blocks,
+			       DPUSIM_ASYNC_MAX_BLOCKS,
+			       (unsigned long long)r[i].async_bytes,
+			       (unsigned long long)DPUSIM_ASYNC_MAX_BYTES,
+			       (unsigned long long)r[i].async_pages,
+			       DPUSIM_ASYNC_MAX_PAGES);
+		else
+			printf("null");
 		printf("}");
 	}
 	printf("%s]\n", n ? "\n" : "");
@@ -175,8 +237,10 @@ static int cmd_list(int argc, char **argv)
 	}
 	if (json)
 		print_json(ranks, n);
-	else if (n)
+	else if (n) {
 		print_text(ranks, n);
+		print_budget(ranks, n);
+	}
 	free(ranks);
 	if (n == 0) {
 		/* --json still printed "[]" for scripts */
