@@ -400,7 +400,7 @@ dpu_error_t dpusim_xfer_check_limits(struct dpusim_xfer_req *req)
 	for (i = 0; i < req->nr_parts; i++) {
 		struct dpusim_xfer_part *p = &req->parts[i];
 		const struct dpusim_block *b = p->blocks;
-		uint64_t total = 0;
+		uint64_t total = 0, pad = 0;
 
 		for (d = 0; d < p->nr_dpus; d++) {
 			uint64_t sum = 0;
@@ -409,8 +409,17 @@ dpu_error_t dpusim_xfer_check_limits(struct dpusim_xfer_req *req)
 			for (k = 0; k < p->dpus[d].nr_blocks; k++, b++)
 				sum += b->length; /* <= 2^20 blocks of < 2^32 */
 			total += sum < req->length ? sum : req->length;
+			/* to the DPUs, the rest of length is zero padding */
+			if (!(req->kflags & DPUSIM_XFER_FROM_DPU) && sum < req->length)
+				pad += req->length - sum;
 		}
 		p->bytes = total;
+		if (pad > DPUSIM_XFER_MAX_PAD_BYTES) {
+			dpusim_log("%s: rank%u: %" PRIu64 " bytes of zero padding (blocks short of the length) in one transfer, more than the %llu a rank takes in one DPUSIM_IOCTL_XFER; split the transfer",
+				   req->fn, p->rank->index, pad,
+				   (unsigned long long)DPUSIM_XFER_MAX_PAD_BYTES);
+			return DPU_ERR_INVALID_MEMORY_TRANSFER;
+		}
 		if (total > DPUSIM_XFER_MAX_BYTES) {
 			dpusim_log("%s: rank%u: %" PRIu64 " bytes in one transfer, more than the %llu a rank takes in one DPUSIM_IOCTL_XFER; split the transfer",
 				   req->fn, p->rank->index, total,

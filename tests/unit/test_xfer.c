@@ -280,6 +280,32 @@ static void test_gather_buffers(void)
 		   dpusim_xfer_gather_buffer(req, buf) == DPU_OK &&
 		   dpusim_xfer_check_limits(req) == DPU_ERR_INVALID_MEMORY_TRANSFER,
 		   "accepted");
+	/* empty blocks, no length check: 4 GiB of zero padding is the limit */
+	for (i = 0; i < req->parts[0].nr_blocks; i++)
+		req->parts[0].blocks[i].length = 0;
+	req->kflags |= DPUSIM_XFER_NO_LENGTH_CHECK;
+	UNIT_CHECK("limits: 64 x 64 MiB of padding is DPUSIM_XFER_MAX_PAD_BYTES",
+		   dpusim_xfer_check_limits(req) == DPU_OK, "refused");
+	req->kflags |= DPUSIM_XFER_FROM_DPU;
+	UNIT_CHECK("limits: from the DPU nothing is padded",
+		   dpusim_xfer_check_limits(req) == DPU_OK, "refused");
+	dpusim_xfer_req_free(req);
+	dpu_free(set);
+
+	/* 80 DPUs x 64 MiB of padding: over the limit */
+	if (!make_set(1, 80, UINT32_MAX, NULL, &set)) {
+		unit_fail("limits: make set", "failed");
+		return;
+	}
+	dpusim_xfer_req_new(set, "t", &props, &req);
+	req->length = MRAM_SIZE;
+	req->kflags = DPUSIM_XFER_NO_LENGTH_CHECK;
+	ok = dpusim_xfer_gather_buffer(req, buf) == DPU_OK;
+	for (i = 0; ok && i < req->parts[0].nr_blocks; i++)
+		req->parts[0].blocks[i].length = 0;
+	UNIT_CHECK("limits: 80 x 64 MiB of padding refused before any ioctl",
+		   ok && dpusim_xfer_check_limits(req) == DPU_ERR_INVALID_MEMORY_TRANSFER,
+		   "accepted");
 	dpusim_xfer_req_free(req);
 	dpu_free(set);
 }
