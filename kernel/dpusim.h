@@ -88,10 +88,13 @@ struct dpusim_xfer_stats {
 };
 
 /* Bits of dpusim_rank::flags */
+/*
+ * OWNED: an open file owns the rank, or its queued transfers still run
+ * after it was closed (then CLOSED too: teardown once they are done).
+ */
 enum {
-	DPUSIM_RANK_OWNED,	/* an open file owns the rank, or its queued
-				 * transfers still run after it was closed */
-	DPUSIM_RANK_CLOSED,	/* the owner closed; teardown when idle */
+	DPUSIM_RANK_OWNED,
+	DPUSIM_RANK_CLOSED,
 };
 
 /*

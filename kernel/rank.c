@@ -186,6 +186,8 @@ static int dpusim_rank_try_claim(struct dpusim_rank *rank)
  */
 int dpusim_rank_claim(struct dpusim_rank *rank)
 {
+	unsigned long timeout = msecs_to_jiffies(DPUSIM_SYNC_DEFAULT_TIMEOUT_MS);
+	unsigned long *flags = &rank->flags;
 	long left;
 	int ret;
 
@@ -194,8 +196,9 @@ int dpusim_rank_claim(struct dpusim_rank *rank)
 		if (ret != -EAGAIN)
 			return ret;
 		left = wait_event_interruptible_timeout(rank->owner_idle,
-			!test_bit(DPUSIM_RANK_OWNED, &rank->flags),
-			msecs_to_jiffies(DPUSIM_SYNC_DEFAULT_TIMEOUT_MS));
+							!test_bit(DPUSIM_RANK_OWNED,
+								  flags),
+							timeout);
 		if (left < 0)
 			return left;
 		if (!left)

@@ -68,8 +68,10 @@ TEST(list_json)
 	EXPECT_NE(NULL, strstr(out, "\"mram_size\": 67108864"));
 	EXPECT_NE(NULL, strstr(out, "\"wram_size\": 65536"));
 	/* One object per rank, and the array is closed. */
-	for (p = out; (p = strchr(p, '{')); p++)
+	for (p = out; (p = strstr(p, "\"index\": ")); p++)
 		objects++;
+	EXPECT_NE(NULL, strstr(out, "\"pinned_pages\": 0"));
+	EXPECT_NE(NULL, strstr(out, "\"async_queue\": {\"jobs\": [0, 64]"));
 	EXPECT_EQ(4, objects);
 	EXPECT_NE(NULL, strrchr(out, ']'));
 }
