@@ -1,0 +1,769 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Structured fuzzer of every ioctl of /dev/dpusim/rankN.
+ *
+ * Each ioctl is one entry of the table `ops`: a generator of descriptors
+ * (valid ones, ones with exactly one defect whose errno the header fixes,
+ * and random ones), the errnos uapi/dpusim.h allows for it, and a model of
+ * what a success changes.  A new ioctl joins by adding an entry.
+ *
+ * Phases, repeated until the time or call budget is spent:
+ *  exact   one thread; a shadow of a window of MRAM and WRAM of a few
+ *          DPUs: a successful transfer to the DPUs updates it, a failed
+ *          call changes nothing; the window is read back and compared
+ *          every few calls; host destination buffers sit between guard
+ *          bytes, and bytes no successful call named never change.
+ *  race    several threads on one fd, one of them unmapping and mapping
+ *          the pages the others' blocks point to; the fd shared with a
+ *          forked child that is killed mid-call; an fd closed while calls
+ *          are in flight; a child exiting with calls in flight.  Only the
+ *          errnos are checked; the rank is reopened (zeroed) afterwards.
+ *
+ * Environment: DPUSIM_FUZZ_SEED (default: time), DPUSIM_FUZZ_SECONDS
+ * (default 20), DPUSIM_FUZZ_CALLS (if set: at least that many calls, no
+ * time limit).  Prints the seed, the calls made and an errno histogram.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "common.h"
+
+#define PAGE		4096UL
+#define RANK_NODE	RANK_PATH(2)
+#define RANK_IDX	2
+#define WIN_DPUS	8		/* DPUs 0..7 are modelled */
+#define WIN_MRAM	(64 * 1024)	/* first 64 KiB of their MRAM */
+#define WIN_WRAM	4096		/* first 4 KiB of their WRAM */
+#define SRC_PAGES	17		/* > WIN_MRAM + the longest block */
+#define DST_PAGES	16
+#define MAX_FZ_BLOCKS	64
+
+/* ------------------------------------------------------------ rng */
+
+static __thread uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	uint64_t x = rng_state;	/* xorshift64* */
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	rng_state = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+static uint64_t below(uint64_t n)
+{
+	return n ? rnd() % n : 0;
+}
+
+static bool chance(unsigned int pct)
+{
+	return below(100) < pct;
+}
+
+/* ------------------------------------------------------------ state */
+
+struct fz {
+	int fd;
+	struct dpusim_rank_info info;
+	uint8_t *src;		/* SRC_PAGES of pattern, read-only for the DPU */
+	uint8_t *dst;		/* DST_PAGES, guard bytes around what calls name */
+	uint8_t *dst_shadow;	/* what dst must hold */
+	uint8_t *ro;		/* a read-only page */
+	uint8_t *hole;		/* an unmapped page (PROT_NONE after a mapped one) */
+	uint8_t *edge;		/* last 16 bytes of a page before the hole */
+	uint8_t mram[WIN_DPUS][WIN_MRAM];
+	uint8_t wram[WIN_DPUS][WIN_WRAM];
+	uint64_t calls, ok, errs[160];
+	struct __test_metadata *md;
+};
+
+/* ------------------------------------------------------------ descriptors */
+
+struct desc {
+	uint32_t cmd;
+	union {
+		struct dpusim_xfer x;
+		struct dpusim_sync s;
+		struct dpusim_rank_info i;
+		uint8_t raw[256];
+	} u;
+	uint32_t size;		/* bytes of u the kernel may read */
+	struct dpusim_xfer_dpu dpus[WIN_DPUS + 2];
+	struct dpusim_block blocks[MAX_FZ_BLOCKS];
+	int expect;		/* the errno, 0 for success, -1 if not fixed */
+	bool exact;		/* the model applies (no random pointers) */
+};
+
+/* The errnos uapi/dpusim.h allows for each ioctl (0-terminated). */
+static const int allowed_xfer[] = { EFAULT, EINVAL, E2BIG, EOVERFLOW, ENOSPC,
+				    ENOMEM, EAGAIN, ETIMEDOUT, EINTR, 0 };
+static const int allowed_sync[] = { EFAULT, EINVAL, E2BIG, ETIMEDOUT, EINTR, 0 };
+static const int allowed_info[] = { EFAULT, EINVAL, E2BIG, 0 };
+static const int allowed_unknown[] = { ENOTTY, EFAULT, EINVAL, E2BIG,
+				       EOVERFLOW, ENOSPC, ENOMEM, EAGAIN,
+				       ETIMEDOUT, EINTR, 0 };
+
+/* ------------------------------------------------------------ the table */
+
+struct op {
+	const char *name;
+	void (*gen)(struct fz *f, struct desc *d);
+	void (*apply)(struct fz *f, const struct desc *d);	/* after success */
+};
+
+static uint64_t host_addr(struct fz *f, bool to_dpu, uint64_t len, bool *exact)
+{
+	switch (below(20)) {
+	case 0:
+		*exact = false;
+		return 0;				/* NULL */
+	case 1:
+		*exact = false;
+		return (uintptr_t)f->hole + below(PAGE);	/* unmapped */
+	case 2:
+		*exact = false;
+		return (uintptr_t)f->edge;		/* straddles into the hole */
+	case 3:
+		if (!to_dpu) {
+			*exact = false;
+			return (uintptr_t)f->ro;	/* read-only: no FROM_DPU */
+		}
+		if (len <= PAGE)
+			return (uintptr_t)f->ro + below(PAGE - len + 1);
+		/* fall through */
+	default:
+		if (to_dpu)
+			return (uintptr_t)f->src + below(SRC_PAGES * PAGE - len + 1);
+		return 0;	/* the caller places FROM_DPU blocks in dst */
+	}
+}
+
+/* A valid transfer, maybe with one defect of a class whose errno is fixed. */
+static void gen_xfer(struct fz *f, struct desc *d)
+{
+	struct dpusim_xfer *x = &d->u.x;
+	uint32_t nd = 1 + below(WIN_DPUS), nb = 0, i, k, b;
+	bool from = chance(40), wram = chance(25), nlc = chance(30);
+	bool async = !from && chance(20);
+	uint64_t win = wram ? WIN_WRAM : WIN_MRAM, len, off, dpos = 8;
+	bool used[WIN_DPUS] = { 0 };
+
+	d->cmd = DPUSIM_IOCTL_XFER;
+	d->size = sizeof(*x);
+	d->exact = true;
+	d->expect = 0;
+	off = below(win / 8) * 8;
+	len = below((win - off) / 8 + 1) * 8;
+	if (chance(5))
+		len = 0;
+	for (i = 0; i < nd; i++) {
+		uint32_t dpu;
+
+		do
+			dpu = below(WIN_DPUS);
+		while (used[dpu]);
+		used[dpu] = true;
+		k = nlc ? below(4) : 1 + below(3);
+		if (nb + k > MAX_FZ_BLOCKS)
+			k = 0;
+		d->dpus[i] = (struct dpusim_xfer_dpu){ .dpu = dpu, .nr_blocks = k };
+		/* k blocks adding up to len (or anything, without the check) */
+		for (b = 0; b < k; b++) {
+			uint64_t bl = nlc ? below(len + 64) :
+				      (b + 1 == k ? len - (len / k) * (k - 1) : len / k);
+			struct dpusim_block *blk = &d->blocks[nb + b];
+
+			blk->length = bl;
+			if (!from) {
+				blk->addr = host_addr(f, true, bl, &d->exact);
+			} else if (dpos + bl + 8 <= DST_PAGES * PAGE && chance(95)) {
+				blk->addr = (uintptr_t)f->dst + dpos;
+				dpos += bl + 8 + below(3) * 8;	/* guards between */
+			} else {
+				blk->addr = host_addr(f, false, bl, &d->exact);
+				if (!blk->addr) {
+					d->exact = false;
+					blk->addr = (uintptr_t)f->hole;
+				}
+			}
+			if (!bl && chance(50))
+				blk->addr = rnd();	/* empty blocks are never read */
+		}
+		if (!nlc && k == 0)
+			d->dpus[i].nr_blocks = 0;
+		nb += k;
+	}
+	*x = (struct dpusim_xfer){
+		.size = sizeof(*x),
+		.flags = (from ? DPUSIM_XFER_FROM_DPU : 0) |
+			 (wram ? DPUSIM_XFER_WRAM : 0) |
+			 (nlc ? DPUSIM_XFER_NO_LENGTH_CHECK : 0) |
+			 (async ? DPUSIM_XFER_ASYNC : 0),
+		.offset = off, .length = len, .nr_dpus = nd, .nr_blocks = nb,
+		.dpus = (uintptr_t)d->dpus, .blocks = (uintptr_t)d->blocks,
+	};
+	/* Without the length check a DPU with no blocks is EINVAL. */
+	if (!nlc)
+		for (i = 0; i < nd; i++)
+			if (!d->dpus[i].nr_blocks && len)
+				d->expect = EINVAL;
+	if (!d->exact)
+		d->expect = -1;
+
+	/* At most one defect whose errno the header fixes. */
+	switch (below(24)) {
+	case 0: x->flags |= 1U << (4 + below(28)); d->expect = EINVAL; break;
+	case 1: x->offset |= 4; d->expect = EINVAL; break;
+	case 2: if (len) { x->length |= 4; d->expect = EINVAL; } break;
+	case 3: x->offset = (wram ? f->info.wram_size : f->info.mram_size) - 8 * below(2);
+		x->length = 16; d->expect = EOVERFLOW; break;
+	case 4: x->offset = UINT64_MAX - 7; x->length = 16; d->expect = EOVERFLOW; break;
+	case 5: x->nr_dpus = f->info.nr_dpus + 1 + below(100); d->expect = E2BIG; break;
+	case 6: x->nr_blocks = DPUSIM_XFER_MAX_BLOCKS + 1 + below(1000);
+		d->expect = E2BIG; break;
+	case 7: d->dpus[0].dpu = f->info.nr_dpus + below(1000); d->expect = EINVAL; break;
+	case 8: if (nd > 1) { d->dpus[1].dpu = d->dpus[0].dpu; d->expect = EINVAL; } break;
+	case 9: x->nr_blocks++; d->expect = EINVAL; break;
+	case 10: x->dpus = chance(50) ? 0 : (uintptr_t)f->hole; d->expect = EFAULT; break;
+	case 11: if (nb) { x->blocks = (uintptr_t)f->hole; d->expect = EFAULT; } break;
+	case 12: d->size = 16 + below(32); x->size = d->size; d->expect = EINVAL; break;
+	case 13: d->size = sizeof(*x) + 8 * (1 + below(8)); x->size = d->size;
+		memset(d->u.raw + sizeof(*x), 0, d->size - sizeof(*x));
+		d->u.raw[sizeof(*x) + below(d->size - sizeof(*x))] = 1 + below(255);
+		d->expect = E2BIG; break;
+	case 14: d->size = sizeof(*x) + 8 * (1 + below(8)); x->size = d->size;
+		memset(d->u.raw + sizeof(*x), 0, d->size - sizeof(*x));
+		break;	/* zero tail: as valid as before */
+	case 15: /* padding over the cap: whole MRAM of more than 4 GiB of DPUs */
+		if (f->info.nr_dpus * f->info.mram_size > DPUSIM_XFER_MAX_PAD_BYTES) {
+			uint32_t n = DPUSIM_XFER_MAX_PAD_BYTES / f->info.mram_size + 1;
+
+			for (i = 0; i < n && i < WIN_DPUS + 2; i++)
+				d->dpus[i] = (struct dpusim_xfer_dpu){ .dpu = i };
+			*x = (struct dpusim_xfer){ .size = sizeof(*x),
+				.flags = DPUSIM_XFER_NO_LENGTH_CHECK, .length = f->info.mram_size,
+				.nr_dpus = n, .dpus = (uintptr_t)d->dpus };
+			d->expect = n <= WIN_DPUS + 2 ? E2BIG : -1;
+		}
+		break;
+	default: break;
+	}
+}
+
+/* Random bytes with a few fields kept sane enough to reach the kernel's checks. */
+static void gen_xfer_random(struct fz *f, struct desc *d)
+{
+	struct dpusim_xfer *x = &d->u.x;
+	uint32_t i;
+
+	(void)f;
+	d->cmd = DPUSIM_IOCTL_XFER;
+	d->exact = false;
+	d->expect = -1;
+	for (i = 0; i < sizeof(d->u.raw); i++)
+		d->u.raw[i] = rnd();
+	d->size = chance(80) ? sizeof(*x) : below(sizeof(d->u.raw));
+	x->size = d->size;
+	if (chance(70))
+		x->flags &= 0xf;
+	if (chance(70)) {
+		x->nr_dpus = below(WIN_DPUS + 3);
+		x->dpus = (uintptr_t)d->dpus;
+		for (i = 0; i < WIN_DPUS + 2; i++)
+			d->dpus[i] = (struct dpusim_xfer_dpu){ below(80), below(8) };
+	}
+	if (chance(70)) {
+		x->nr_blocks = below(MAX_FZ_BLOCKS + 1);
+		x->blocks = (uintptr_t)d->blocks;
+		for (i = 0; i < MAX_FZ_BLOCKS; i++) {
+			d->blocks[i].length = chance(50) ? below(3 * PAGE) : rnd();
+			d->blocks[i].addr = chance(30) ? rnd() :
+				(uintptr_t)(chance(50) ? f->hole : f->ro) + below(PAGE);
+		}
+	}
+	if (chance(60)) {
+		x->offset = below(1 << 20) * 8;
+		x->length = below(1 << 14) * 8;
+	}
+}
+
+static void gen_sync(struct fz *f, struct desc *d)
+{
+	struct dpusim_sync *s = &d->u.s;
+
+	(void)f;
+	d->cmd = DPUSIM_IOCTL_SYNC;
+	d->size = sizeof(*s);
+	d->exact = true;
+	d->expect = 0;
+	*s = (struct dpusim_sync){ .size = sizeof(*s), .timeout_ms = below(3) * 1000 };
+	switch (below(8)) {
+	case 0: s->flags = 1U << below(32); d->expect = EINVAL; break;
+	case 1: s->__reserved = 1 + below(1000); d->expect = EINVAL; break;
+	case 2: s->timeout_ms = DPUSIM_SYNC_MAX_TIMEOUT_MS + 1 + below(1000); d->expect = EINVAL; break;
+	case 3: d->size = below(16); s->size = d->size; d->expect = EINVAL; break;
+	case 4: d->size = sizeof(*s) + 8; s->size = d->size;
+		d->u.raw[sizeof(*s) + below(8)] = 1; d->expect = E2BIG; break;
+	default: break;
+	}
+}
+
+static void gen_info(struct fz *f, struct desc *d)
+{
+	struct dpusim_rank_info *i = &d->u.i;
+
+	(void)f;
+	d->cmd = DPUSIM_IOCTL_RANK_INFO;
+	d->size = sizeof(*i);
+	d->exact = true;
+	d->expect = 0;
+	memset(d->u.raw, 0, sizeof(d->u.raw));
+	i->size = sizeof(*i);
+	switch (below(6)) {
+	case 0: i->flags = 1U << below(32); d->expect = EINVAL; break;
+	case 1: d->size = below(offsetofend(struct dpusim_rank_info, mram_size));
+		i->size = d->size; d->expect = EINVAL; break;
+	case 2: d->size = sizeof(*i) + 8; i->size = d->size;
+		d->u.raw[sizeof(*i) + below(8)] = 1; d->expect = E2BIG; break;
+	default: break;
+	}
+}
+
+/* Unknown command numbers of our type, and other types. */
+static void gen_unknown(struct fz *f, struct desc *d)
+{
+	(void)f;
+	d->cmd = chance(50) ? _IO(DPUSIM_TYPE, DPUSIM_CMD_BASE + 3 + below(100)) :
+			      (uint32_t)rnd();
+	d->size = sizeof(uint32_t);
+	d->u.i.size = 8;
+	d->exact = true;
+	d->expect = ENOTTY;
+	if ((d->cmd & 0xffff) >= ((DPUSIM_TYPE << 8) | DPUSIM_CMD_BASE) &&
+	    (d->cmd & 0xffff) <= ((DPUSIM_TYPE << 8) | (DPUSIM_CMD_BASE + 2)))
+		d->expect = -1;	/* a random number that is one of ours */
+}
+
+/* The model of a successful transfer to the DPUs: blocks, then zeros. */
+static void apply_xfer(struct fz *f, const struct desc *d)
+{
+	const struct dpusim_xfer *x = &d->u.x;
+	const struct dpusim_block *b = d->blocks;
+	bool wram = x->flags & DPUSIM_XFER_WRAM;
+	uint64_t win = wram ? WIN_WRAM : WIN_MRAM;
+	uint32_t i, k;
+
+	if (!d->exact || x->offset + x->length > win)
+		return;
+	for (i = 0; i < x->nr_dpus; b += d->dpus[i++].nr_blocks) {
+		uint32_t dpu = d->dpus[i].dpu;
+		uint8_t *mem = wram ? f->wram[dpu] : f->mram[dpu];
+		uint64_t pos = 0, n;
+
+		if (dpu >= WIN_DPUS)
+			continue;
+		for (k = 0; k < d->dpus[i].nr_blocks && pos < x->length; k++) {
+			n = b[k].length < x->length - pos ? b[k].length : x->length - pos;
+			if (!n)
+				continue;
+			if (x->flags & DPUSIM_XFER_FROM_DPU)
+				memcpy(f->dst_shadow + (b[k].addr - (uintptr_t)f->dst),
+				       mem + x->offset + pos, n);
+			else
+				memcpy(mem + x->offset + pos, (void *)(uintptr_t)b[k].addr, n);
+			pos += n;
+		}
+		if (!(x->flags & DPUSIM_XFER_FROM_DPU))
+			memset(mem + x->offset + pos, 0, x->length - pos);
+	}
+}
+
+static const struct op ops[] = {
+	{ "xfer", gen_xfer, apply_xfer },
+	{ "xfer-random", gen_xfer_random, NULL },
+	{ "sync", gen_sync, NULL },
+	{ "rank-info", gen_info, NULL },
+	{ "unknown", gen_unknown, NULL },
+};
+
+/* Is @err one the header allows for ioctl @cmd? */
+static bool allowed(unsigned long cmd, int err)
+{
+	const int *e;
+
+	switch (cmd) {
+	case DPUSIM_IOCTL_XFER: e = allowed_xfer; break;
+	case DPUSIM_IOCTL_SYNC: e = allowed_sync; break;
+	case DPUSIM_IOCTL_RANK_INFO: e = allowed_info; break;
+	default: e = allowed_unknown; break;
+	}
+	for (; *e; e++)
+		if (*e == err)
+			return true;
+	return false;
+}
+
+/* ------------------------------------------------------------ checks */
+
+static atomic_ulong total_calls;
+
+/* Calls that reached the driver (not EBADF on a closed fd) are counted. */
+static int do_call(int fd, struct desc *d)
+{
+	int err = ioctl(fd, d->cmd, d->u.raw) ? errno : 0;
+
+	if (err != EBADF)
+		atomic_fetch_add(&total_calls, 1);
+	return err;
+}
+
+/* Read the modelled window back and compare; false on a mismatch. */
+static bool check_window(struct fz *f)
+{
+	static uint8_t back[WIN_MRAM];
+	struct dpusim_xfer_dpu dd = { .nr_blocks = 1 };
+	struct dpusim_block b = { (uintptr_t)back };
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .nr_dpus = 1, .nr_blocks = 1,
+		.dpus = (uintptr_t)&dd, .blocks = (uintptr_t)&b,
+	};
+	uint32_t i;
+
+	for (i = 0; i < WIN_DPUS; i++) {
+		dd.dpu = i;
+		x.flags = DPUSIM_XFER_FROM_DPU;
+		x.length = b.length = WIN_MRAM;
+		if (ioctl(f->fd, DPUSIM_IOCTL_XFER, &x) || memcmp(back, f->mram[i], WIN_MRAM)) {
+			fprintf(stderr, "fuzz: DPU %u MRAM window differs from the model\n", i);
+			return false;
+		}
+		x.flags |= DPUSIM_XFER_WRAM;
+		x.length = b.length = WIN_WRAM;
+		if (ioctl(f->fd, DPUSIM_IOCTL_XFER, &x) || memcmp(back, f->wram[i], WIN_WRAM)) {
+			fprintf(stderr, "fuzz: DPU %u WRAM window differs from the model\n", i);
+			return false;
+		}
+	}
+	if (memcmp(f->dst, f->dst_shadow, DST_PAGES * PAGE)) {
+		fprintf(stderr, "fuzz: host memory changed that no successful call named\n");
+		return false;
+	}
+	return true;
+}
+
+static void reopen(struct __test_metadata *_metadata, struct fz *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = open(RANK_NODE, O_RDWR | O_CLOEXEC);	/* waits for queued work */
+	ASSERT_LE(0, f->fd);
+	memset(f->mram, 0, sizeof(f->mram));
+	memset(f->wram, 0, sizeof(f->wram));
+	memcpy(f->dst_shadow, f->dst, DST_PAGES * PAGE);
+}
+
+enum verdict { CALL_OK, CALL_RESYNC, CALL_BAD };
+
+/*
+ * One exact-phase call: CALL_BAD (with a message) on a contract violation,
+ * CALL_RESYNC when a call the model cannot follow (random pointers)
+ * succeeded in writing to the DPUs.
+ */
+static enum verdict exact_call(struct fz *f)
+{
+	const struct op *op = &ops[below(100) < 70 ? 0 : 1 + below(ARRAY_SIZE(ops) - 1)];
+	static struct desc d;
+	int err;
+
+	memset(&d, 0, sizeof(d));
+	op->gen(f, &d);
+	err = do_call(f->fd, &d);
+	f->calls++;
+	f->errs[err < 160 ? err : 159]++;
+	if (err == 0)
+		f->ok++;
+	if (err && !allowed(d.cmd, err)) {
+		fprintf(stderr, "fuzz: %s: errno %d (%s) is not one the header allows\n",
+			op->name, err, strerror(err));
+		return CALL_BAD;
+	}
+	if (d.expect >= 0 && err != d.expect && !(d.expect == 0 && err == ENOSPC)) {
+		fprintf(stderr, "fuzz: %s: got errno %d (%s), the header says %d (%s); flags %#x size %u\n",
+			op->name, err, strerror(err), d.expect, strerror(d.expect),
+			d.cmd == DPUSIM_IOCTL_XFER ? d.u.x.flags : 0, d.size);
+		return CALL_BAD;
+	}
+	if (err || d.cmd != DPUSIM_IOCTL_XFER)
+		return CALL_OK;
+	if (d.exact && op->apply) {
+		op->apply(f, &d);
+		return CALL_OK;
+	}
+	if (d.u.x.flags & DPUSIM_XFER_FROM_DPU) {
+		/* a random read that succeeded: only host memory changed */
+		memcpy(f->dst_shadow, f->dst, DST_PAGES * PAGE);
+		return CALL_OK;
+	}
+	return CALL_RESYNC;
+}
+
+/* ------------------------------------------------------------ races */
+
+struct racer {
+	int fd;
+	uint8_t *area;		/* pages the flipper unmaps and maps again */
+	atomic_bool stop;
+	atomic_ulong bad;	/* errnos outside the allowed set */
+	uint64_t seed;
+	bool closing;		/* EBADF allowed: the fd is closed under us */
+	bool holed;		/* the flipper left part of area unmapped */
+};
+
+static void *race_caller(void *arg)
+{
+	struct racer *r = arg;
+	struct desc *d = calloc(1, sizeof(*d));
+	struct fz f = { 0 };
+
+	if (!d)
+		return NULL;
+	rng_state = r->seed ^ (uintptr_t)pthread_self();
+	f.src = f.ro = f.hole = f.edge = r->area;
+	f.dst = r->area;
+	f.info.nr_dpus = 64;
+	f.info.mram_size = 64 << 20;
+	f.info.wram_size = 64 << 10;
+	while (!atomic_load(&r->stop)) {
+		int err, i;
+
+		memset(d, 0, sizeof(*d));
+		ops[below(ARRAY_SIZE(ops))].gen(&f, d);
+		/*
+		 * Point the blocks into the flipping area, and keep them
+		 * there: a transfer from the DPUs writes what they name.
+		 */
+		for (i = 0; i < MAX_FZ_BLOCKS; i++) {
+			uint64_t off = below(4 * PAGE);
+
+			d->blocks[i].addr = (uintptr_t)r->area + off;
+			if (d->blocks[i].length > 4 * PAGE - off)
+				d->blocks[i].length = below(4 * PAGE - off + 1);
+		}
+		if (d->cmd == DPUSIM_IOCTL_XFER && d->u.x.length > 4 * PAGE)
+			d->u.x.length = 4 * PAGE;
+		err = do_call(r->fd, d);
+		if (err && !allowed(d->cmd, err) &&
+		    !(r->closing && err == EBADF)) {
+			fprintf(stderr, "fuzz: race: errno %d (%s) on %#x\n", err,
+				strerror(err), d->cmd);
+			atomic_fetch_add(&r->bad, 1);
+		}
+	}
+	free(d);
+	return NULL;
+}
+
+static void *race_flipper(void *arg)
+{
+	struct racer *r = arg;
+
+	/*
+	 * MAP_FIXED_NOREPLACE: if another mapping took the hole meanwhile (a
+	 * thread stack, a malloc arena), leave it alone and stop flipping.
+	 */
+	while (!atomic_load(&r->stop)) {
+		munmap(r->area + PAGE, 2 * PAGE);
+		sched_yield();
+		if (mmap(r->area + PAGE, 2 * PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			 -1, 0) != r->area + PAGE) {
+			r->holed = true;
+			break;
+		}
+		sched_yield();
+	}
+	return NULL;
+}
+
+/* Threads on @fd for @ms milliseconds; the number of bad errnos. */
+static unsigned long race_threads(int fd, uint64_t seed, unsigned int ms,
+				  bool close_midway)
+{
+	struct racer r = { .fd = fd, .seed = seed, .closing = close_midway };
+	pthread_t t[5];
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	int i;
+
+	r.area = mmap(NULL, 5 * PAGE, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (r.area == MAP_FAILED || mprotect(r.area + 4 * PAGE, PAGE, PROT_NONE))
+		return 1;	/* a guard page after the area */
+	for (i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, race_caller, &r);
+	pthread_create(&t[4], NULL, race_flipper, &r);
+	nanosleep(&ts, NULL);
+	if (close_midway) {
+		close(fd);	/* calls in flight keep the file; then EBADF */
+		nanosleep(&ts, NULL);
+	}
+	atomic_store(&r.stop, true);
+	for (i = 0; i < 5; i++)
+		pthread_join(t[i], NULL);
+	munmap(r.area, r.holed ? PAGE : 5 * PAGE);
+	if (r.holed)
+		munmap(r.area + 3 * PAGE, 2 * PAGE);
+	return atomic_load(&r.bad);
+}
+
+/*
+ * One round of races: threads on the fd; the fd shared with a child that
+ * is killed mid-call; a dup of it closed under calls; a child exiting with
+ * calls in flight.  Returns the number of bad errnos.
+ */
+static unsigned long race_round(struct fz *f, uint64_t seed)
+{
+	unsigned long bad = race_threads(f->fd, seed, 150, false);
+	int status, dupfd;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0)
+		_exit(race_threads(f->fd, seed + 1, 2000, false) ? 1 : 0);
+	bad += race_threads(f->fd, seed + 2, 100, false);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+
+	dupfd = dup(f->fd);
+	if (dupfd >= 0)
+		bad += race_threads(dupfd, seed + 3, 100, true);
+
+	pid = fork();
+	if (pid == 0) {
+		struct racer r = { .fd = f->fd, .seed = seed + 4 };
+		pthread_t t;
+
+		r.area = mmap(NULL, 5 * PAGE, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (r.area == MAP_FAILED || mprotect(r.area + 4 * PAGE, PAGE, PROT_NONE))
+			_exit(1);
+		pthread_create(&t, NULL, race_caller, &r);
+		usleep(50000);
+		_exit(0);	/* with the caller in flight */
+	}
+	waitpid(pid, &status, 0);
+	if (WIFEXITED(status) && WEXITSTATUS(status))
+		bad++;
+	return bad;
+}
+
+/* ------------------------------------------------------------ the run */
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+FIXTURE(fuzz)
+{
+	struct fz *f;
+};
+
+FIXTURE_SETUP(fuzz)
+{
+	struct fz *f = calloc(1, sizeof(*f));
+	uint8_t *m;
+
+	ASSERT_NE(NULL, f);
+	f->fd = -1;
+	m = mmap(NULL, (SRC_PAGES + DST_PAGES + 4) * PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	f->src = m;
+	f->dst = m + SRC_PAGES * PAGE;
+	f->ro = f->dst + DST_PAGES * PAGE;
+	f->edge = f->ro + 2 * PAGE - 16;
+	f->hole = f->ro + 2 * PAGE;
+	for (size_t i = 0; i < (SRC_PAGES + DST_PAGES + 2) * PAGE; i++)
+		m[i] = (uint8_t)(i * 2654435761U >> 13);
+	ASSERT_EQ(0, mprotect(f->ro, PAGE, PROT_READ));
+	ASSERT_EQ(0, mprotect(f->hole, 2 * PAGE, PROT_NONE));
+	f->dst_shadow = malloc(DST_PAGES * PAGE);
+	ASSERT_NE(NULL, f->dst_shadow);
+	reopen(_metadata, f);
+	f->info.size = sizeof(f->info);
+	ASSERT_EQ(0, ioctl(f->fd, DPUSIM_IOCTL_RANK_INFO, &f->info));
+	self->f = f;
+}
+
+FIXTURE_TEARDOWN(fuzz)
+{
+	if (self->f && self->f->fd >= 0)
+		close(self->f->fd);
+}
+
+TEST_F_TIMEOUT(fuzz, ioctls, 7 * 24 * 3600)
+{
+	struct fz *f = self->f;
+	const char *e;
+	uint64_t seed = (uint64_t)time(NULL) ^ getpid(), calls_min = 0;
+	uint64_t secs = 20, t0 = now_ms(), rounds = 0;
+	unsigned long bad = 0;
+	unsigned int i;
+
+	e = getenv("DPUSIM_FUZZ_SEED");
+	if (e)
+		seed = strtoull(e, NULL, 0);
+	e = getenv("DPUSIM_FUZZ_SECONDS");
+	if (e)
+		secs = strtoull(e, NULL, 0);
+	e = getenv("DPUSIM_FUZZ_CALLS");
+	if (e)
+		calls_min = strtoull(e, NULL, 0);
+	ksft_print_msg("fuzz: seed %#llx (DPUSIM_FUZZ_SEED), %s\n",
+		       (unsigned long long)seed,
+		       calls_min ? "call budget (DPUSIM_FUZZ_CALLS)" : "time budget");
+	rng_state = seed | 1;
+
+	while (calls_min ? atomic_load(&total_calls) < calls_min :
+			   now_ms() - t0 < secs * 1000) {
+		/* exact phase */
+		for (i = 0; i < 2000; i++) {
+			enum verdict v = exact_call(f);
+
+			ASSERT_NE(CALL_BAD, v) TH_LOG("seed %#llx, call %llu",
+				(unsigned long long)seed, (unsigned long long)f->calls);
+			if (v == CALL_RESYNC)
+				reopen(_metadata, f);	/* memory zero again */
+			if (i % 250 == 249)
+				ASSERT_TRUE(check_window(f)) TH_LOG("after %llu calls",
+					(unsigned long long)f->calls);
+		}
+		ASSERT_TRUE(check_window(f));
+		/* race phase, then a clean rank again */
+		bad += race_round(f, seed + rounds);
+		ASSERT_EQ(0, bad) TH_LOG("errnos outside the header's set in the races");
+		reopen(_metadata, f);
+		rounds++;
+	}
+	ksft_print_msg("fuzz: %lu calls in %.1f s (%llu exact-phase calls, %llu succeeded; %llu race rounds)\n",
+		       atomic_load(&total_calls), (now_ms() - t0) / 1000.0,
+		       (unsigned long long)f->calls, (unsigned long long)f->ok,
+		       (unsigned long long)rounds);
+	for (i = 1; i < 160; i++)
+		if (f->errs[i])
+			ksft_print_msg("fuzz:   %-10s %llu\n", strerror(i),
+				       (unsigned long long)f->errs[i]);
+}
+
+TEST_HARNESS_MAIN
