@@ -1,0 +1,2279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Structured fuzzer of every ioctl of /dev/dpusim/rankN (rank2; rank3 for
+ * the exit races).
+ *
+ * Every ioctl is one entry of fz_ops[]: a generator of its struct (and of
+ * what the struct points to), the errnos the header allows for it, a
+ * predictor that lists the errnos the header requires for the call's
+ * defects, and a commit that checks what a success returned and updates
+ * the memory model (or checks that a failure changed nothing).  A new
+ * ioctl joins with one entry.  The engine around the entries mutates the
+ * struct's size (short, exact, long with zero tail, long with non-zero
+ * tail, huge) and where it lies (valid, read-only, NULL, unmapped,
+ * straddling into an unmapped page, kernel address).
+ *
+ * Oracle, for every call:
+ *  - the result is 0 or an errno uapi/dpusim.h allows for that ioctl;
+ *  - a descriptor with defects the header fixes (unknown flag, short
+ *    struct, non-zero tail, count over a limit, offset + length past the
+ *    memory, bad pointer, ...) fails with the errno of one of its defects
+ *    (any order of checks is accepted);
+ *  - a well-formed call succeeds, or fails with a resource errno (ENOSPC,
+ *    ENOMEM, EAGAIN with ASYNC, ETIMEDOUT/EINTR for waits);
+ *  - memory model: a shadow of the first and last 128 KiB of MRAM and the
+ *    first 64 KiB of WRAM of four DPUs; every successful TO_DPU updates it
+ *    (blocks, then zero padding), failures change nothing, memory outside
+ *    those areas is never written and reads zero; every FROM_DPU result is
+ *    compared byte for byte where the model knows the bytes; the host
+ *    destination is refilled before each FROM_DPU call and no byte outside
+ *    the blocks may change (none at all if the call failed); the areas are
+ *    read back and compared every VERIFY_EVERY calls.
+ *  - phases with several threads (and signals), the fd shared across fork,
+ *    a thread munmap()ing block memory, the fd closed or the process
+ *    exiting with calls in flight check errnos and host guards exactly,
+ *    and the model for the DPUs they never write; after a close or an exit
+ *    the reopened rank must read all zeros.
+ *
+ * Environment: DPUSIM_FUZZ_SEED (default: time), DPUSIM_FUZZ_SECONDS
+ * (default 20, split over the phases), DPUSIM_FUZZ_CALLS (at least that
+ * many calls in total; the last phase runs until reached).
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "common.h"
+
+#define PAGE		4096UL
+#define MAREA		(128UL << 10)	/* MRAM area at each end, per DPU */
+#define WAREA		(64UL << 10)	/* WRAM area at 0 */
+#define NTRACK		4
+#define DESC_LEN	(128UL << 10)
+#define DESC_DPUS	(8UL << 10)	/* offset of the DPU list zone */
+#define DESC_BLOCKS	(12UL << 10)	/* offset of the block list zone */
+#define RO_CONST	(64UL << 10)	/* constant bytes at the start of ro */
+#define RO_LEN		(80UL << 10)
+#define RO_STRUCT	RO_CONST
+#define RO_DPUS		(RO_CONST + PAGE)
+#define RO_BLOCKS	(RO_CONST + PAGE + 1024)
+#define SRC_LEN		(256UL << 10)
+#define DST_LEN		(128UL << 10)
+#define FLAP_LEN	(4 * PAGE)
+#define MAXB		4096
+#define MAXD		256
+#define VERIFY_EVERY	256
+#define KADDR		0xffff888000001000ULL
+#define NONCANON	0x0000800000000000ULL
+
+/* ------------------------------------------------------------ errno sets */
+
+typedef struct { uint64_t w[2]; } eset;
+
+static inline void es_add(eset *s, int e)
+{
+	if (e > 0 && e < 128)
+		s->w[e >> 6] |= 1ULL << (e & 63);
+}
+
+static inline bool es_has(const eset *s, int e)
+{
+	return e > 0 && e < 128 && (s->w[e >> 6] >> (e & 63)) & 1;
+}
+
+static inline bool es_empty(const eset *s)
+{
+	return !s->w[0] && !s->w[1];
+}
+
+static const char *ename(int e)
+{
+	const char *n = e ? strerrorname_np(e) : "ok";
+
+	return n ? n : "E?";
+}
+
+static void es_fmt(const eset *s, char *buf, size_t n)
+{
+	size_t used = 0;
+	int e;
+
+	buf[0] = 0;
+	for (e = 1; e < 128 && used + 1 < n; e++)
+		if (es_has(s, e))
+			used += snprintf(buf + used, n - used, "%s%s",
+					 used ? "," : "", ename(e));
+	if (!used)
+		snprintf(buf, n, "-");
+}
+
+/* ---------------------------------------------------- shared statistics */
+
+#define NOPS 4
+
+struct fz_stats {
+	uint64_t calls, ok, violations, printed, helper_calls;
+	uint64_t err[134];
+	uint64_t op_calls[NOPS];
+	uint64_t eagain_seen_at_async_cap;
+};
+
+static struct fz_stats *ST;	/* MAP_SHARED: every test process adds */
+static uint64_t g_seed;
+static double g_seconds = 20;
+static uint64_t g_calls;
+
+static inline void st_add(uint64_t *p, uint64_t v)
+{
+	__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+
+static void msg(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	printf("# %s\n", buf);
+	fflush(stdout);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ------------------------------------------------------------------ rng */
+
+struct rng { uint64_t s; };
+
+static uint64_t rnd(struct rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t rn(struct rng *r, uint64_t n)
+{
+	return n ? rnd(r) % n : 0;
+}
+
+static bool chance(struct rng *r, unsigned int pct)
+{
+	return rn(r, 100) < pct;
+}
+
+/* -------------------------------------------------------------- regions */
+
+/* What the kernel may do with our address ranges; the rest is bad. */
+enum { P_R = 1, P_W = 2, P_FLAKY = 4 };
+
+struct region { uint64_t start, len; int prot; };
+
+#define NREG 24
+struct regions { struct region r[NREG]; int n; };
+
+static void reg_add(struct regions *rs, const void *p, uint64_t len, int prot)
+{
+	if (rs->n < NREG)
+		rs->r[rs->n++] = (struct region){ (uintptr_t)p, len, prot };
+}
+
+enum { RC_OK, RC_BAD, RC_FLAKY };
+
+/* Can the kernel read (or write) [addr, addr + len)? */
+static int range_check(const struct regions *rs, uint64_t addr, uint64_t len,
+		       bool write)
+{
+	int need = write ? P_W : P_R, res = RC_OK, i;
+	uint64_t end;
+
+	if (!len)
+		return RC_OK;
+	if (__builtin_add_overflow(addr, len, &end))
+		return RC_BAD;
+	while (addr < end) {
+		for (i = 0; i < rs->n; i++)
+			if (addr >= rs->r[i].start &&
+			    addr - rs->r[i].start < rs->r[i].len)
+				break;
+		if (i == rs->n)
+			return RC_BAD;
+		if (rs->r[i].prot & P_FLAKY)
+			res = RC_FLAKY;
+		else if (!(rs->r[i].prot & need))
+			return RC_BAD;
+		addr = rs->r[i].start + rs->r[i].len;
+	}
+	return res;
+}
+
+/* Bytes readable from @addr on, at most @max. */
+static uint64_t readable_len(const struct regions *rs, uint64_t addr,
+			     uint64_t max)
+{
+	uint64_t done = 0;
+	int i;
+
+	while (done < max) {
+		for (i = 0; i < rs->n; i++)
+			if (addr + done >= rs->r[i].start &&
+			    addr + done - rs->r[i].start < rs->r[i].len &&
+			    (rs->r[i].prot & P_R) && !(rs->r[i].prot & P_FLAKY))
+				break;
+		if (i == rs->n)
+			break;
+		done = rs->r[i].start + rs->r[i].len - addr;
+	}
+	return done < max ? done : max;
+}
+
+/* ---------------------------------------------------------------- model */
+
+struct model {
+	int rank, fd;
+	uint32_t nr_dpus, wram;
+	uint64_t mram;
+	uint32_t tracked[NTRACK];
+	int ntracked;
+	uint64_t ma, wa, per_dpu;	/* area sizes, shadow bytes per DPU */
+	bool zero_ok;		/* memory outside the areas reads zero */
+	uint8_t *shadow;	/* per DPU: MRAM area 0, area 1, WRAM */
+};
+
+static int track_idx(const struct model *m, uint32_t dpu)
+{
+	int i;
+
+	for (i = 0; i < m->ntracked; i++)
+		if (m->tracked[i] == dpu)
+			return i;
+	return -1;
+}
+
+static bool in_area(const struct model *m, bool wram, uint64_t off)
+{
+	if (wram)
+		return off < m->wa;
+	return off < m->ma || (off >= m->mram - m->ma && off < m->mram);
+}
+
+static uint8_t *model_ptr(const struct model *m, int ti, bool wram,
+			  uint64_t off)
+{
+	uint8_t *b = m->shadow + ti * m->per_dpu;
+
+	if (wram)
+		return off < m->wa ? b + 2 * m->ma + off : NULL;
+	if (off < m->ma)
+		return b + off;
+	if (off >= m->mram - m->ma && off < m->mram)
+		return b + m->ma + (off - (m->mram - m->ma));
+	return NULL;
+}
+
+/* 1 and *v if the model knows the byte, else 0. */
+static int model_byte(const struct model *m, uint32_t dpu, bool wram,
+		      uint64_t off, uint8_t *v)
+{
+	int ti = track_idx(m, dpu);
+
+	if (!in_area(m, wram, off)) {
+		*v = 0;
+		return m->zero_ok;
+	}
+	if (ti < 0)
+		return 0;
+	*v = *model_ptr(m, ti, wram, off);
+	return 1;
+}
+
+static int model_init(struct model *m, int rank, int fd)
+{
+	struct dpusim_rank_info info = { .size = sizeof(info) };
+
+	memset(m, 0, sizeof(*m));
+	m->rank = rank;
+	m->fd = fd;
+	if (ioctl(fd, DPUSIM_IOCTL_RANK_INFO, &info))
+		return -1;
+	m->nr_dpus = info.nr_dpus;
+	m->wram = info.wram_size;
+	m->mram = info.mram_size;
+	if (m->nr_dpus < 8 || m->nr_dpus > MAXD || m->mram < 4 * MAREA ||
+	    m->wram < 64)
+		return -2;
+	m->ma = MAREA;
+	m->wa = m->wram < WAREA ? m->wram : WAREA;
+	m->tracked[0] = 0;
+	m->tracked[1] = 1;
+	m->tracked[2] = m->nr_dpus / 2;
+	m->tracked[3] = m->nr_dpus - 1;
+	m->ntracked = NTRACK;
+	m->per_dpu = 2 * m->ma + m->wa;
+	m->zero_ok = true;
+	m->shadow = calloc(NTRACK, m->per_dpu);
+	return m->shadow ? 0 : -1;
+}
+
+/* --------------------------------------------------------------- context */
+
+struct fz_call;
+
+struct ctx {
+	struct rng rng;
+	struct model *m;
+	int fd;
+	const char *phase;
+	struct regions rs;
+	uint8_t *desc, *ro, *ro_rw, *dst, *none, *vbuf;
+	uint8_t *dst_exp, *dst_cnt, fill;
+	bool exact;		/* single thread: the model is exact */
+	bool may_eintr, may_ebadf, flap_on;
+	bool stop_on_ebadf, saw_ebadf;
+	bool ro_shared;		/* the memfd views are shared with a fork */
+	int async_pct;
+	uint64_t calls, nviol;
+	struct dpusim_xfer_dpu dv[MAXD + 8];
+	struct dpusim_block bv[MAXB + 8];
+	struct fz_call *k;
+};
+
+static uint8_t *g_src;		/* SRC_LEN constant random bytes */
+static uint8_t *g_flap;		/* FLAP_LEN, remapped by the racer */
+
+/* Reserve @len + 2 guard pages, return the middle, mapped with @prot. */
+static uint8_t *map_guarded(size_t len, int prot)
+{
+	uint8_t *p = mmap(NULL, len + 2 * PAGE, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (mprotect(p + PAGE, len, prot))
+		return NULL;
+	return p + PAGE;
+}
+
+static int globals_init(void)
+{
+	struct rng r = { g_seed ^ 0x5eed };
+	size_t i;
+
+	if (g_src)
+		return 0;
+	g_src = map_guarded(SRC_LEN, PROT_READ | PROT_WRITE);
+	if (!g_src)
+		return -1;
+	for (i = 0; i < SRC_LEN; i += 8) {
+		uint64_t v = rnd(&r);
+
+		memcpy(g_src + i, &v, 8);
+	}
+	return 0;
+}
+
+static int ctx_init(struct ctx *c, struct model *m, int fd, uint64_t seed,
+		    const char *phase)
+{
+	struct rng r;
+	int mfd;
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->rng.s = seed;
+	c->m = m;
+	c->fd = fd;
+	c->phase = phase;
+	c->async_pct = 15;
+	if (globals_init())
+		return -1;
+	c->desc = map_guarded(DESC_LEN, PROT_READ | PROT_WRITE);
+	c->dst = map_guarded(DST_LEN, PROT_READ | PROT_WRITE);
+	c->none = map_guarded(PAGE, PROT_NONE);
+	if (!c->desc || !c->dst || !c->none)
+		return -1;
+	/* one memfd, a read-write and a read-only view (then a guard page) */
+	mfd = memfd_create("fuzz-ro", MFD_CLOEXEC);
+	if (mfd < 0 || ftruncate(mfd, RO_LEN))
+		return -1;
+	c->ro_rw = mmap(NULL, RO_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	c->ro = map_guarded(RO_LEN, PROT_NONE);
+	if (c->ro_rw == MAP_FAILED || !c->ro ||
+	    mmap(c->ro, RO_LEN, PROT_READ, MAP_SHARED | MAP_FIXED, mfd, 0) == MAP_FAILED)
+		return -1;
+	close(mfd);
+	r.s = seed ^ 0xc0;
+	for (i = 0; i < RO_CONST; i++)
+		c->ro_rw[i] = rnd(&r);
+	c->dst_exp = malloc(DST_LEN);
+	c->dst_cnt = malloc(DST_LEN);
+	c->vbuf = malloc(NTRACK * MAREA);
+	if (!c->dst_exp || !c->dst_cnt || !c->vbuf)
+		return -1;
+	reg_add(&c->rs, c->desc, DESC_LEN, P_R | P_W);
+	reg_add(&c->rs, c->dst, DST_LEN, P_R | P_W);
+	reg_add(&c->rs, c->ro, RO_LEN, P_R);
+	reg_add(&c->rs, g_src, SRC_LEN, P_R);	/* never a FROM target */
+	if (g_flap)
+		reg_add(&c->rs, g_flap, FLAP_LEN, P_R | P_W | P_FLAKY);
+	return 0;
+}
+
+static void ctx_fini(struct ctx *c)
+{
+	/* pages may still be pinned by queued async jobs: that is fine */
+	munmap(c->desc - PAGE, DESC_LEN + 2 * PAGE);
+	munmap(c->dst - PAGE, DST_LEN + 2 * PAGE);
+	munmap(c->none - PAGE, 3 * PAGE);
+	munmap(c->ro - PAGE, RO_LEN + 2 * PAGE);
+	munmap(c->ro_rw, RO_LEN);
+	free(c->dst_exp);
+	free(c->dst_cnt);
+	free(c->vbuf);
+}
+
+/* ------------------------------------------------------------ one call */
+
+enum { PL_RW, PL_RO, PL_NULL, PL_UNMAPPED, PL_STRADDLE, PL_KERNEL, PL_LOW };
+static const char *const pl_name[] = {
+	"rw", "ro", "null", "unmapped", "straddle", "kernel", "low"
+};
+
+struct fz_op;
+
+struct fz_call {
+	const struct fz_op *op;
+	unsigned long cmd;
+	uint32_t size;
+	int place;
+	uint8_t *arg;
+	size_t img_len;
+	const struct dpusim_xfer_dpu *dv;	/* lists as generated */
+	const struct dpusim_block *bv;
+	eset must, may, amb;
+	long ret;
+	int err;
+	/* the fields, as the kernel would read them */
+	union {
+		struct dpusim_rank_info info;
+		struct dpusim_xfer x;
+		struct dpusim_sync s;
+	} f;
+	uint8_t img[8192 + 64];	/* the struct as written, tail included */
+};
+
+/*
+ * One entry per ioctl.  gen fills k->f (and what it points to) through
+ * place_struct(); predict adds the errnos of the call's defects to
+ * k->must (k->may: allowed either way; k->amb: allowed for a well-formed
+ * call); commit checks a success's outputs and updates the model, or
+ * checks that a failure changed nothing.
+ */
+struct fz_op {
+	const char *name;
+	unsigned long cmd;		/* 0: random unknown command */
+	size_t size, min_size;		/* struct; 0: none */
+	unsigned int weight;
+	int errnos[16];			/* every errno the header allows, 0 */
+	void (*gen)(struct ctx *c, struct fz_call *k);
+	void (*predict)(struct ctx *c, struct fz_call *k);
+	void (*commit)(struct ctx *c, struct fz_call *k);
+};
+
+static void violation(struct ctx *c, struct fz_call *k, const char *fmt, ...)
+{
+	char what[512], must[128], may[128];
+	va_list ap;
+	uint32_t i;
+
+	c->nviol++;
+	st_add(&ST->violations, 1);
+	if (__atomic_fetch_add(&ST->printed, 1, __ATOMIC_RELAXED) >= 40)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	es_fmt(&k->must, must, sizeof(must));
+	es_fmt(&k->may, may, sizeof(may));
+	msg("VIOLATION [%s seed=%llu call %llu] %s: %s", c->phase,
+	    (unsigned long long)g_seed, (unsigned long long)c->calls,
+	    k->op->name, what);
+	msg("  cmd=%#lx arg=%p (%s) size=%u -> ret=%ld %s; must=%s may=%s",
+	    k->cmd, k->arg, pl_name[k->place], k->size, k->ret, ename(k->err),
+	    must, may);
+	if (k->op->cmd == DPUSIM_IOCTL_XFER) {
+		const struct dpusim_xfer *x = &k->f.x;
+
+		msg("  xfer flags=%#x offset=%#llx length=%#llx nr_dpus=%u nr_blocks=%u dpus=%#llx blocks=%#llx",
+		    x->flags, (unsigned long long)x->offset,
+		    (unsigned long long)x->length, x->nr_dpus, x->nr_blocks,
+		    (unsigned long long)x->dpus, (unsigned long long)x->blocks);
+		for (i = 0; k->dv && i < x->nr_dpus && i < 4 && x->nr_dpus <= MAXD; i++)
+			msg("  dpus[%u] = {%u, %u}", i, k->dv[i].dpu, k->dv[i].nr_blocks);
+		for (i = 0; k->bv && i < x->nr_blocks && i < 6 && x->nr_blocks <= MAXB; i++)
+			msg("  blocks[%u] = {%#llx, %#llx}", i,
+			    (unsigned long long)k->bv[i].addr,
+			    (unsigned long long)k->bv[i].length);
+	} else if (k->op->cmd == DPUSIM_IOCTL_SYNC) {
+		msg("  sync flags=%#x timeout_ms=%u reserved=%u", k->f.s.flags,
+		    k->f.s.timeout_ms, k->f.s.__reserved);
+	}
+}
+
+/* Write @len bytes of @src at @dst, a user address in one of our views. */
+static void put_bytes(struct ctx *c, uint8_t *dst, const void *src, size_t len)
+{
+	if (dst >= c->ro && dst < c->ro + RO_LEN)
+		dst = c->ro_rw + (dst - c->ro);
+	memcpy(dst, src, len);
+}
+
+/*
+ * Place a list of @len bytes: in the desc zone at @rw_off, or read-only,
+ * NULL, unmapped, straddling the end of the read-only view, kernel.
+ * Returns the user address.
+ */
+static uint64_t place_list(struct ctx *c, const void *list, size_t len,
+			   size_t rw_off, size_t ro_off, size_t ro_room)
+{
+	unsigned int r = rn(&c->rng, 100);
+	size_t fit;
+
+	if (r < 93 || (r < 96 && len > ro_room) || (c->ro_shared && r < 99)) {
+		put_bytes(c, c->desc + rw_off, list, len);
+		return (uintptr_t)(c->desc + rw_off);
+	}
+	if (r < 96) {
+		put_bytes(c, c->ro + ro_off, list, len);
+		return (uintptr_t)(c->ro + ro_off);
+	}
+	switch (r) {
+	case 96:
+		return len ? 0 : (uintptr_t)(c->desc + rw_off);
+	case 97:
+		return (uintptr_t)c->none + rn(&c->rng, PAGE);
+	case 98:
+		fit = len ? rn(&c->rng, len < 4096 ? len : 4096) : 0;
+		put_bytes(c, c->ro + RO_LEN - fit, list, fit);
+		return (uintptr_t)(c->ro + RO_LEN - fit);
+	default:
+		return KADDR;
+	}
+}
+
+/* Size, image and place of the struct; then k->f from the image. */
+static void place_struct(struct ctx *c, struct fz_call *k, const void *fields)
+{
+	size_t ks = k->op->size, tail = 0, fit, off;
+	unsigned int r = rn(&c->rng, 100);
+	bool nz = false;
+
+	k->size = ks;
+	if (r < 6) {
+		k->size = rn(&c->rng, k->op->min_size);
+	} else if (r < 16) {
+		tail = 1 + rn(&c->rng, chance(&c->rng, 10) ? 4000 : 64);
+	} else if (r < 22) {
+		tail = 1 + rn(&c->rng, chance(&c->rng, 10) ? 4000 : 64);
+		nz = true;
+	} else if (r < 25) {
+		k->size = chance(&c->rng, 50) ? 0xffffffffu : ks + (1u << 20);
+	}
+	if (tail)
+		k->size = ks + tail;
+	memcpy(k->img, fields, ks);
+	memcpy(k->img, &k->size, 4);
+	memset(k->img + ks, 0, tail);
+	if (nz)
+		k->img[ks + rn(&c->rng, tail)] = 1 + rn(&c->rng, 255);
+	k->img_len = ks + tail;
+
+	r = rn(&c->rng, 100);
+	off = rn(&c->rng, 64);
+	if (r < 85) {
+		k->place = PL_RW;
+		k->arg = c->desc + off;
+	} else if (r < 90 && !c->ro_shared) {
+		k->place = PL_RO;
+		k->arg = c->ro + RO_STRUCT + off;
+		if (k->img_len > PAGE - off)
+			k->img_len = PAGE - off;	/* the rest: list zone */
+	} else if (r < 93) {
+		k->place = PL_NULL;
+		k->arg = NULL;
+	} else if (r < 95) {
+		k->place = PL_UNMAPPED;
+		k->arg = c->none + rn(&c->rng, PAGE);
+	} else if (r < 98) {
+		k->place = PL_STRADDLE;
+		fit = rn(&c->rng, k->img_len);
+		k->arg = c->desc + DESC_LEN - fit;
+		k->img_len = fit;
+	} else if (r < 99) {
+		k->place = PL_KERNEL;
+		k->arg = (uint8_t *)(uintptr_t)KADDR;
+	} else {
+		k->place = PL_LOW;
+		k->arg = (uint8_t *)(uintptr_t)(8 + rn(&c->rng, 4096));
+	}
+	if (k->place == PL_RW || k->place == PL_RO || k->place == PL_STRADDLE)
+		put_bytes(c, k->arg, k->img, k->img_len);
+	memcpy(&k->f, k->img, ks);
+	if (k->size < ks)	/* zero-extended (only meaningful >= min) */
+		memset((uint8_t *)&k->f + k->size, 0, ks - k->size);
+}
+
+/* The struct-level rules: returns false if the fields are not reached. */
+static bool predict_struct(struct ctx *c, struct fz_call *k)
+{
+	size_t ks = k->op->size;
+	uint64_t a = (uintptr_t)k->arg, rl, i;
+	const uint8_t *p;
+
+	if (range_check(&c->rs, a, 4, false) != RC_OK) {
+		es_add(&k->must, EFAULT);
+		return false;
+	}
+	if (k->size < k->op->min_size) {
+		es_add(&k->must, EINVAL);
+		return false;
+	}
+	if (range_check(&c->rs, a, ks, false) != RC_OK) {
+		es_add(&k->must, EFAULT);
+		return false;
+	}
+	if (k->size > ks) {
+		rl = readable_len(&c->rs, a + ks, k->size - ks);
+		p = k->arg + ks;
+		for (i = 0; i < rl && !p[i]; i++)
+			;
+		if (i < rl)
+			es_add(&k->must, E2BIG);
+		if (rl < k->size - ks)
+			es_add(&k->must, EFAULT);
+	}
+	return true;
+}
+
+/* ------------------------------------------------------ DPUSIM_IOCTL_XFER */
+
+struct area { uint64_t start, len; };
+
+static int areas_of(const struct model *m, bool wram, struct area *a)
+{
+	if (wram) {
+		a[0] = (struct area){ 0, m->wa };
+		return 1;
+	}
+	a[0] = (struct area){ 0, m->ma };
+	a[1] = (struct area){ m->mram - m->ma, m->ma };
+	return 2;
+}
+
+static uint64_t pick_len(struct ctx *c, uint64_t max)
+{
+	unsigned int r = rn(&c->rng, 100);
+	uint64_t l;
+
+	if (r < 12)
+		l = 0;
+	else if (r < 30)
+		l = 8;
+	else if (r < 65)
+		l = 8 * (1 + rn(&c->rng, 64));
+	else if (r < 90)
+		l = 8 * (1 + rn(&c->rng, 512));
+	else
+		l = 8 * rn(&c->rng, max / 8 + 1);
+	return l > max ? max & ~7ULL : l;
+}
+
+static void gen_offset_length(struct ctx *c, struct dpusim_xfer *x)
+{
+	bool wram = x->flags & DPUSIM_XFER_WRAM;
+	bool from = x->flags & DPUSIM_XFER_FROM_DPU;
+	const struct model *m = c->m;
+	uint64_t mem = wram ? m->wram : m->mram, l;
+	struct area a[2];
+	int na = areas_of(m, wram, a), which;
+	unsigned int r = rn(&c->rng, 100);
+	bool hi_in_area = !wram || m->wram == m->wa;
+
+	if (r < 80 || (r < 95 && !from && !hi_in_area)) {
+		which = rn(&c->rng, na);
+		l = pick_len(c, a[which].len);
+		if (from && chance(&c->rng, 20))
+			x->offset = 8 * rn(&c->rng, (mem - l) / 8 + 1);
+		else
+			x->offset = a[which].start +
+				    8 * rn(&c->rng, (a[which].len - l) / 8 + 1);
+		x->length = l;
+	} else if (r < 95) {
+		l = pick_len(c, a[na - 1].len);
+		switch (rn(&c->rng, 9)) {
+		case 0:
+			x->offset = mem - l, x->length = l;
+			break;
+		case 1:
+			x->length = l ? l : 8;
+			x->offset = mem - x->length + 8;
+			break;
+		case 2:
+			x->offset = mem, x->length = 0;
+			break;
+		case 3:
+			x->offset = mem, x->length = 8;
+			break;
+		case 4:
+			x->offset = ~7ULL, x->length = 8 * (1 + rn(&c->rng, 4));
+			break;
+		case 5:
+			x->offset = 8, x->length = ~7ULL - 8 * rn(&c->rng, 4);
+			break;
+		case 6:
+			x->offset = 0, x->length = mem;
+			break;
+		case 7:
+			x->offset = 1ULL << 63, x->length = 8;
+			break;
+		default:
+			x->offset = 0, x->length = mem + 8;
+			break;
+		}
+	} else {
+		which = rn(&c->rng, na);
+		l = pick_len(c, a[which].len - 8);
+		x->offset = a[which].start +
+			    8 * rn(&c->rng, (a[which].len - l - 8) / 8 + 1);
+		x->length = l;
+		if (chance(&c->rng, 50))
+			x->offset += 1 + rn(&c->rng, 7);
+		else
+			x->length += 1 + rn(&c->rng, 7);
+	}
+}
+
+/* Address for a valid block of @len bytes. */
+static uint64_t block_addr(struct ctx *c, bool from, uint64_t len)
+{
+	unsigned int r = rn(&c->rng, 100);
+
+	if (c->flap_on && r < 25 && len <= FLAP_LEN)
+		return (uintptr_t)g_flap + rn(&c->rng, FLAP_LEN - len + 1);
+	if (from)
+		return (uintptr_t)c->dst + rn(&c->rng, DST_LEN - len + 1);
+	if (r < 85 || len > RO_CONST)
+		return (uintptr_t)g_src + rn(&c->rng, SRC_LEN - len + 1);
+	return (uintptr_t)c->ro + rn(&c->rng, RO_CONST - len + 1);
+}
+
+/* A bad block: an address the kernel must refuse, or one that wraps. */
+static void bad_block(struct ctx *c, bool from, struct dpusim_block *b)
+{
+	uint64_t k;
+
+	if (!b->length)
+		b->length = 1 + rn(&c->rng, 64);
+	switch (rn(&c->rng, from ? 7 : 6)) {
+	case 0:
+		b->addr = 0;
+		break;
+	case 1:
+		b->addr = (uintptr_t)c->none + rn(&c->rng, PAGE);
+		if (b->length > PAGE)
+			b->length = PAGE;
+		break;
+	case 2:
+		b->addr = KADDR + rn(&c->rng, 1 << 20);
+		break;
+	case 3:
+		b->addr = NONCANON + rn(&c->rng, 1 << 20);
+		break;
+	case 4:
+		b->addr = ~0ULL - rn(&c->rng, 64);
+		b->length = 65 + rn(&c->rng, 64);	/* wraps */
+		break;
+	case 5:	/* straddles into the guard page after the buffer */
+		if (b->length < 2)
+			b->length = 2;
+		if (b->length > 8192)
+			b->length = 8192;
+		k = 1 + rn(&c->rng, b->length - 1);
+		b->addr = from ? (uintptr_t)c->dst + DST_LEN - k :
+				 (uintptr_t)g_src + SRC_LEN - k;
+		break;
+	default: /* read-only: bad as a FROM_DPU target */
+		if (b->length > RO_CONST)
+			b->length = RO_CONST;
+		b->addr = (uintptr_t)c->ro + rn(&c->rng, RO_CONST - b->length + 1);
+		break;
+	}
+}
+
+static void gen_xfer(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_xfer x = { .size = sizeof(x) };
+	const struct model *m = c->m;
+	uint32_t pool[MAXD], np = 0, i, j, nd, t, nb, total = 0;
+	uint64_t target, left, cut;
+	bool from, nlc, inexact_to;
+	unsigned int r;
+
+	x.flags = rn(&c->rng, 8);
+	if (chance(&c->rng, c->async_pct))
+		x.flags |= DPUSIM_XFER_ASYNC;
+	if (chance(&c->rng, 3))
+		x.flags |= 1u << (4 + rn(&c->rng, 28));
+	from = x.flags & DPUSIM_XFER_FROM_DPU;
+	nlc = x.flags & DPUSIM_XFER_NO_LENGTH_CHECK;
+	gen_offset_length(c, &x);
+
+	/* which DPUs: outside the exact phases, writes avoid tracked ones */
+	inexact_to = !c->exact && !from;
+	for (i = 0; i < m->nr_dpus; i++)
+		if (!inexact_to || track_idx(m, i) < 0)
+			pool[np++] = i;
+	r = rn(&c->rng, 100);
+	if (r < 60)
+		nd = 1 + rn(&c->rng, 4);
+	else if (r < 85)
+		nd = 1 + rn(&c->rng, 16);
+	else if (r < 93)
+		nd = 1 + rn(&c->rng, np);
+	else if (r < 95)
+		nd = 0;
+	else
+		nd = np;
+	if (nd > np)
+		nd = np;
+	for (i = 0; i < nd; i++) {
+		j = i + rn(&c->rng, np - i);
+		t = pool[i], pool[i] = pool[j], pool[j] = t;
+		c->dv[i].dpu = pool[i];
+	}
+	if (nd >= 2 && chance(&c->rng, 3))
+		c->dv[1 + rn(&c->rng, nd - 1)].dpu = c->dv[0].dpu;	/* twice */
+	if (nd && chance(&c->rng, 2))
+		c->dv[rn(&c->rng, nd)].dpu = chance(&c->rng, 50) ? 0xffffffffu :
+					     m->nr_dpus + rn(&c->rng, 1000);
+
+	/* each DPU's blocks */
+	for (i = 0; i < nd; i++) {
+		r = rn(&c->rng, 100);
+		if (!nlc || r < 20)
+			target = x.length;
+		else if (r < 70)
+			target = rn(&c->rng, x.length + 1);
+		else
+			target = x.length + rn(&c->rng, 4096);
+		if (target > (64UL << 10) && (x.length > (256UL << 10) || !nlc))
+			target = rn(&c->rng, 64UL << 10);	/* bounded */
+		if (chance(&c->rng, 3))
+			target += chance(&c->rng, 50) || !target ?
+				  1 + rn(&c->rng, 16) : -1;
+		r = rn(&c->rng, 100);
+		nb = r < 70 ? 1 + rn(&c->rng, 3) : r < 78 ? 0 :
+		     r < 95 ? 1 + rn(&c->rng, 16) : 1 + rn(&c->rng, 64);
+		if (!nb && target && chance(&c->rng, 80))
+			nb = 1;
+		if (total + nb > MAXB)
+			nb = MAXB - total;
+		left = target;
+		for (j = 0; j < nb; j++) {
+			struct dpusim_block *b = &c->bv[total + j];
+
+			cut = j + 1 == nb ? left :
+			      chance(&c->rng, 20) ? 0 : rn(&c->rng, left + 1);
+			if (cut > (64UL << 10))
+				cut = 64UL << 10;
+			left -= cut;
+			b->length = cut;
+			b->addr = block_addr(c, from, cut);
+			if (chance(&c->rng, 2))
+				bad_block(c, from, b);
+			else if (!cut && chance(&c->rng, 20))
+				b->addr = rnd(&c->rng);	/* empty: any address */
+		}
+		c->dv[i].nr_blocks = nb;
+		total += nb;
+	}
+	x.nr_dpus = nd;
+	x.nr_blocks = total;
+	r = rn(&c->rng, 100);
+	if (r < 2 && total)
+		x.nr_blocks--;
+	else if (r < 4)
+		x.nr_blocks++;
+	else if (r < 5)
+		x.nr_blocks = DPUSIM_XFER_MAX_BLOCKS + 1 + rn(&c->rng, 3);
+	else if (r < 6)
+		x.nr_blocks = 0xffffffffu;
+	else if (r < 7)
+		x.nr_dpus = m->nr_dpus + 1 + rn(&c->rng, 3);
+	x.dpus = place_list(c, c->dv, nd * sizeof(c->dv[0]), DESC_DPUS,
+			    RO_DPUS, 1024);
+	x.blocks = place_list(c, c->bv, total * sizeof(c->bv[0]), DESC_BLOCKS,
+			      RO_BLOCKS, RO_LEN - RO_BLOCKS);
+	k->dv = c->dv;
+	k->bv = c->bv;
+	place_struct(c, k, &x);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t u = *(const uint64_t *)a, v = *(const uint64_t *)b;
+
+	return u < v ? -1 : u > v;
+}
+
+/* Distinct user pages the call's pieces touch, if over @max (else 0). */
+static uint64_t distinct_pages(const struct fz_call *k, uint64_t ub,
+			       uint64_t max)
+{
+	const struct dpusim_xfer *x = &k->f.x;
+	uint64_t *pg, np = 0, d = 0, p, left, len, end;
+	uint32_t i, j, first = 0;
+
+	if (ub <= max)
+		return 0;
+	pg = malloc(ub * sizeof(*pg));
+	if (!pg)
+		return 0;
+	for (i = 0; i < x->nr_dpus; first += k->dv[i++].nr_blocks) {
+		left = x->length;
+		for (j = first; j < first + k->dv[i].nr_blocks && left; j++) {
+			const struct dpusim_block *b = &k->bv[j];
+
+			if (!b->length ||
+			    __builtin_add_overflow(b->addr, b->length, &end))
+				continue;
+			len = b->length < left ? b->length : left;
+			left -= len;
+			for (p = b->addr >> 12; p <= (b->addr + len - 1) >> 12; p++)
+				pg[np++] = p;
+		}
+	}
+	qsort(pg, np, sizeof(*pg), cmp_u64);
+	for (p = 0; p < np; p++)
+		if (!p || pg[p] != pg[p - 1])
+			d++;
+	free(pg);
+	return d;
+}
+
+static void predict_xfer(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_xfer *x = &k->f.x;
+	const struct model *m = c->m;
+	bool from = x->flags & DPUSIM_XFER_FROM_DPU;
+	bool nlc = x->flags & DPUSIM_XFER_NO_LENGTH_CHECK;
+	bool wram = x->flags & DPUSIM_XFER_WRAM;
+	uint64_t mem = wram ? m->wram : m->mram, end, sum, bytes, total = 0;
+	uint64_t zeros = 0, left, len, pages_ub = 0;
+	uint8_t seen[MAXD] = {};
+	uint32_t i, j, first = 0;
+	bool counts_ok = true;
+	int rd, rb;
+
+	if (x->flags & ~0xfu)
+		es_add(&k->must, EINVAL);
+	if (x->offset % 8 || x->length % 8)
+		es_add(&k->must, EINVAL);
+	if (__builtin_add_overflow(x->offset, x->length, &end) || end > mem)
+		es_add(&k->must, EOVERFLOW);
+	if (x->nr_dpus > m->nr_dpus || x->nr_blocks > DPUSIM_XFER_MAX_BLOCKS) {
+		es_add(&k->must, E2BIG);
+		return;
+	}
+	/* the lists */
+	rd = range_check(&c->rs, x->dpus, (uint64_t)x->nr_dpus * 8, false);
+	rb = range_check(&c->rs, x->blocks, (uint64_t)x->nr_blocks * 16, false);
+	if (rd == RC_BAD || rb == RC_BAD)
+		es_add(&k->must, EFAULT);
+	if (rd != RC_OK || rb != RC_OK)
+		return;
+	for (i = 0; i < x->nr_dpus; i++) {
+		const struct dpusim_xfer_dpu *d = &k->dv[i];
+
+		if (d->dpu >= m->nr_dpus || seen[d->dpu])
+			es_add(&k->must, EINVAL);
+		else
+			seen[d->dpu] = 1;
+		if (d->nr_blocks > x->nr_blocks - first) {
+			es_add(&k->must, EINVAL);
+			counts_ok = false;
+			break;
+		}
+		sum = 0;
+		for (j = first; j < first + d->nr_blocks; j++) {
+			if (__builtin_add_overflow(k->bv[j].addr, k->bv[j].length, &end))
+				es_add(&k->must, EFAULT);
+			if (__builtin_add_overflow(sum, k->bv[j].length, &sum))
+				sum = ~0ULL;
+		}
+		if (!nlc && sum != x->length)
+			es_add(&k->must, EINVAL);
+		bytes = sum < x->length ? sum : x->length;
+		total += bytes;
+		if (!from)
+			zeros += x->length - bytes;
+		/* the pieces the kernel touches, and those past the length */
+		left = x->length;
+		for (j = first; j < first + d->nr_blocks; j++) {
+			const struct dpusim_block *b = &k->bv[j];
+			int rc;
+
+			if (!b->length)
+				continue;
+			if (!left) {
+				if (range_check(&c->rs, b->addr, b->length, from) != RC_OK)
+					es_add(&k->may, EFAULT);
+				continue;
+			}
+			len = b->length < left ? b->length : left;
+			left -= len;
+			if (__builtin_add_overflow(b->addr, len, &end))
+				continue;	/* EFAULT above */
+			pages_ub += ((b->addr + len - 1) >> 12) - (b->addr >> 12) + 1;
+			rc = range_check(&c->rs, b->addr, len, from);
+			if (rc == RC_BAD)
+				es_add(&k->must, EFAULT);
+			else if (rc == RC_FLAKY)
+				es_add(&k->may, EFAULT);
+		}
+		first += d->nr_blocks;
+	}
+	if (counts_ok && first != x->nr_blocks)
+		es_add(&k->must, EINVAL);
+	if (total > DPUSIM_XFER_MAX_BYTES || zeros > DPUSIM_XFER_MAX_PAD_BYTES)
+		es_add(&k->must, E2BIG);
+	if (counts_ok &&
+	    distinct_pages(k, pages_ub, DPUSIM_XFER_MAX_PAGES) > DPUSIM_XFER_MAX_PAGES)
+		es_add(&k->must, E2BIG);
+	/* a well-formed call may still fail for want of resources */
+	es_add(&k->amb, ENOMEM);
+	if (!from)
+		es_add(&k->amb, ENOSPC);
+	if (x->flags & DPUSIM_XFER_ASYNC)
+		es_add(&k->amb, EAGAIN);
+	else
+		es_add(&k->amb, ETIMEDOUT);
+}
+
+/* After a FROM_DPU call: compare the destination arena. */
+static void check_dst(struct ctx *c, struct fz_call *k, bool ok)
+{
+	const struct dpusim_xfer *x = &k->f.x;
+	bool wram = x->flags & DPUSIM_XFER_WRAM;
+	uint64_t i, left, len, off, a, n;
+	uint32_t d, j, first = 0;
+	uint8_t v;
+
+	if (!ok) {
+		for (i = 0; i < DST_LEN; i++)
+			if (c->dst[i] != c->fill) {
+				violation(c, k, "failed FROM_DPU changed the destination at +%llu (%#x, was %#x)",
+					  (unsigned long long)i, c->dst[i], c->fill);
+				return;
+			}
+		return;
+	}
+	memset(c->dst_cnt, 0, DST_LEN);
+	for (d = 0; d < x->nr_dpus; first += k->dv[d++].nr_blocks) {
+		left = x->length;
+		off = x->offset;
+		for (j = first; j < first + k->dv[d].nr_blocks && left; j++) {
+			const struct dpusim_block *b = &k->bv[j];
+
+			len = b->length < left ? b->length : left;
+			left -= len;
+			for (n = 0; n < len; n++, off++) {
+				a = b->addr + n;
+				if (a < (uintptr_t)c->dst ||
+				    a >= (uintptr_t)c->dst + DST_LEN)
+					continue;
+				i = a - (uintptr_t)c->dst;
+				if (c->dst_cnt[i] < 2)
+					c->dst_cnt[i]++;
+				if (model_byte(c->m, k->dv[d].dpu, wram, off, &v))
+					c->dst_exp[i] = v;
+				else
+					c->dst_cnt[i] = 2;	/* unknown */
+			}
+		}
+	}
+	for (i = 0; i < DST_LEN; i++) {
+		if (!c->dst_cnt[i] && c->dst[i] != c->fill) {
+			violation(c, k, "FROM_DPU wrote host byte +%llu outside its blocks (%#x, fill %#x)",
+				  (unsigned long long)i, c->dst[i], c->fill);
+			return;
+		}
+		if (c->dst_cnt[i] == 1 && c->dst[i] != c->dst_exp[i]) {
+			violation(c, k, "FROM_DPU returned %#x at host +%llu, model says %#x",
+				  c->dst[i], (unsigned long long)i, c->dst_exp[i]);
+			return;
+		}
+	}
+}
+
+static int raw_sync(int fd)
+{
+	struct dpusim_sync s = { .size = sizeof(s) };
+	int ret;
+
+	do {
+		st_add(&ST->helper_calls, 1);
+		ret = ioctl(fd, DPUSIM_IOCTL_SYNC, &s);
+	} while (ret && errno == EINTR);
+	return ret ? errno : 0;
+}
+
+static bool nonzero(const uint8_t *p, uint64_t len)
+{
+	uint64_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i])
+			return true;
+	return false;
+}
+
+static void commit_xfer(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_xfer *x = &k->f.x;
+	bool from = x->flags & DPUSIM_XFER_FROM_DPU;
+	bool wram = x->flags & DPUSIM_XFER_WRAM;
+	struct model *m = c->m;
+	uint64_t left, len, off, n, e, s, t;
+	uint32_t d, j, first = 0;
+	struct area ar[2];
+	int ti, err, na, q;
+
+	if (from) {
+		if (k->ret == 0 && (x->flags & DPUSIM_XFER_ASYNC)) {
+			err = raw_sync(c->fd);
+			if (err == EBADF && c->may_ebadf)
+				return;
+			if (err) {
+				violation(c, k, "SYNC after an async FROM_DPU: %s", ename(err));
+				return;
+			}
+		}
+		check_dst(c, k, k->ret == 0);
+		return;
+	}
+	if (k->ret)
+		return;
+	/* TO_DPU succeeded: the model takes its bytes, then zeros */
+	for (d = 0; d < x->nr_dpus; first += k->dv[d++].nr_blocks) {
+		ti = track_idx(m, k->dv[d].dpu);
+		if (ti >= 0 && !c->exact) {
+			violation(c, k, "fuzzer: tracked DPU written in an inexact phase");
+			ti = -1;
+		}
+		left = x->length;
+		off = x->offset;
+		for (j = first; j < first + k->dv[d].nr_blocks && left; j++) {
+			const struct dpusim_block *b = &k->bv[j];
+
+			len = b->length < left ? b->length : left;
+			left -= len;
+			if (len && (!in_area(m, wram, off) ||
+				    !in_area(m, wram, off + len - 1)) && m->zero_ok &&
+			    nonzero((const uint8_t *)(uintptr_t)b->addr, len)) {
+				m->zero_ok = false;
+				msg("fuzzer: data written outside the model areas (off %#llx); zero checks off",
+				    (unsigned long long)off);
+			}
+			for (n = 0; n < len && ti >= 0; n++) {
+				uint8_t *p = model_ptr(m, ti, wram, off + n);
+
+				if (p)
+					*p = *(const uint8_t *)(uintptr_t)(b->addr + n);
+			}
+			off += len;
+		}
+		e = x->offset + x->length;
+		if (ti < 0 || off >= e)
+			continue;
+		na = areas_of(m, wram, ar);
+		for (q = 0; q < na; q++) {
+			s = off > ar[q].start ? off : ar[q].start;
+			t = e < ar[q].start + ar[q].len ? e : ar[q].start + ar[q].len;
+			if (s < t)
+				memset(model_ptr(m, ti, wram, s), 0, t - s);
+		}
+	}
+}
+
+static void gen_xfer_fill(struct ctx *c, struct fz_call *k)
+{
+	gen_xfer(c, k);
+	if (k->f.x.flags & DPUSIM_XFER_FROM_DPU) {
+		c->fill = rnd(&c->rng);
+		memset(c->dst, c->fill, DST_LEN);
+	}
+}
+
+/* ------------------------------------------------- DPUSIM_IOCTL_RANK_INFO */
+
+static void gen_info(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_rank_info i = { .size = sizeof(i) };
+
+	if (chance(&c->rng, 5))
+		i.flags = 1u << rn(&c->rng, 32);
+	if (chance(&c->rng, 20)) {	/* out fields: garbage in */
+		i.abi_version = rnd(&c->rng);
+		i.nr_dpus = rnd(&c->rng);
+		i.mram_size = rnd(&c->rng);
+	}
+	place_struct(c, k, &i);
+}
+
+static void predict_info(struct ctx *c, struct fz_call *k)
+{
+	size_t n = k->size < sizeof(k->f.info) ? k->size : sizeof(k->f.info);
+
+	if (k->f.info.flags)
+		es_add(&k->must, EINVAL);
+	if (range_check(&c->rs, (uintptr_t)k->arg, n, true) != RC_OK)
+		es_add(&k->must, EFAULT);
+}
+
+static void commit_info(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_rank_info out;
+	const struct model *m = c->m;
+
+	if (k->place != PL_RW && k->place != PL_RO)
+		return;
+	if (k->ret) {
+		if (memcmp(k->arg, k->img, k->img_len))
+			violation(c, k, "failed RANK_INFO changed its struct");
+		return;
+	}
+	memcpy(&out, k->arg, sizeof(out));
+	if (out.flags || out.abi_version != DPUSIM_ABI_VERSION ||
+	    out.rank_index != (uint32_t)m->rank || out.nr_dpus != m->nr_dpus ||
+	    out.wram_size != m->wram || out.mram_size != m->mram)
+		violation(c, k, "RANK_INFO returned abi %u rank %u dpus %u wram %u mram %llu",
+			  out.abi_version, out.rank_index, out.nr_dpus,
+			  out.wram_size, (unsigned long long)out.mram_size);
+	if (k->img_len > sizeof(out) &&
+	    memcmp(k->arg + sizeof(out), k->img + sizeof(out),
+		   k->img_len - sizeof(out)))
+		violation(c, k, "RANK_INFO wrote past the struct it knows");
+}
+
+/* ------------------------------------------------------ DPUSIM_IOCTL_SYNC */
+
+static void gen_sync(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_sync s = { .size = sizeof(s) };
+	static const uint32_t t[] = {
+		0, 1, 10, 1000, DPUSIM_SYNC_MAX_TIMEOUT_MS,
+		DPUSIM_SYNC_MAX_TIMEOUT_MS + 1, 0xffffffffu,
+	};
+
+	s.timeout_ms = chance(&c->rng, 70) ? t[rn(&c->rng, 5)] :
+		       chance(&c->rng, 50) ? t[rn(&c->rng, 7)] : rnd(&c->rng);
+	if (chance(&c->rng, 4))
+		s.flags = 1u << rn(&c->rng, 32);
+	if (chance(&c->rng, 4))
+		s.__reserved = 1 + rn(&c->rng, 0xfffffffe);
+	place_struct(c, k, &s);
+}
+
+static void predict_sync(struct ctx *c, struct fz_call *k)
+{
+	if (k->f.s.flags || k->f.s.__reserved ||
+	    k->f.s.timeout_ms > DPUSIM_SYNC_MAX_TIMEOUT_MS)
+		es_add(&k->must, EINVAL);
+	es_add(&k->amb, ETIMEDOUT);
+}
+
+static void commit_none(struct ctx *c, struct fz_call *k)
+{
+	if (k->ret && (k->place == PL_RW || k->place == PL_RO) &&
+	    memcmp(k->arg, k->img, k->img_len))
+		violation(c, k, "failed call changed its struct");
+}
+
+/* ------------------------------------------------- unknown ioctl numbers */
+
+static void gen_unknown(struct ctx *c, struct fz_call *k)
+{
+	unsigned int nr, dir, size, type;
+
+	do {
+		type = DPUSIM_TYPE;
+		nr = rn(&c->rng, 256);
+		dir = rn(&c->rng, 4);
+		size = chance(&c->rng, 50) ? 0 : rn(&c->rng, 1 << 14);
+		if (chance(&c->rng, 5))
+			type = DPUSIM_TYPE + 1 + rn(&c->rng, 0x20);	/* 0xdc..0xfb */
+		k->cmd = _IOC(dir, type, nr, size);
+	} while (k->cmd == DPUSIM_IOCTL_RANK_INFO || k->cmd == DPUSIM_IOCTL_XFER ||
+		 k->cmd == DPUSIM_IOCTL_SYNC);
+	k->arg = chance(&c->rng, 50) ? c->desc : NULL;
+	k->place = k->arg ? PL_RW : PL_NULL;
+}
+
+static void predict_unknown(struct ctx *c, struct fz_call *k)
+{
+	es_add(&k->must, ENOTTY);
+}
+
+static void commit_nothing(struct ctx *c, struct fz_call *k)
+{
+}
+
+/* ------------------------------------------------------------ the table */
+
+/* errnos the header gives every DPUSIM ioctl with a struct */
+#define COMMON_ERRNOS EFAULT, EINVAL, E2BIG, EBUSY, ENODEV, EINTR
+
+static const struct fz_op fz_ops[NOPS] = {
+	{
+		.name = "RANK_INFO", .cmd = DPUSIM_IOCTL_RANK_INFO,
+		.size = sizeof(struct dpusim_rank_info),
+		.min_size = offsetofend(struct dpusim_rank_info, mram_size),
+		.weight = 10,
+		.errnos = { COMMON_ERRNOS, 0 },
+		.gen = gen_info, .predict = predict_info, .commit = commit_info,
+	},
+	{
+		.name = "XFER", .cmd = DPUSIM_IOCTL_XFER,
+		.size = sizeof(struct dpusim_xfer),
+		.min_size = offsetofend(struct dpusim_xfer, blocks),
+		.weight = 70,
+		.errnos = { COMMON_ERRNOS, EOVERFLOW, ENOMEM, ENOSPC, EAGAIN,
+			    ETIMEDOUT, 0 },
+		.gen = gen_xfer_fill, .predict = predict_xfer,
+		.commit = commit_xfer,
+	},
+	{
+		.name = "SYNC", .cmd = DPUSIM_IOCTL_SYNC,
+		.size = sizeof(struct dpusim_sync),
+		.min_size = offsetofend(struct dpusim_sync, __reserved),
+		.weight = 10,
+		.errnos = { COMMON_ERRNOS, ETIMEDOUT, 0 },
+		.gen = gen_sync, .predict = predict_sync, .commit = commit_none,
+	},
+	{
+		.name = "unknown", .cmd = 0, .weight = 10,
+		.errnos = { ENOTTY, 0 },
+		.gen = gen_unknown, .predict = predict_unknown,
+		.commit = commit_nothing,
+	},
+};
+
+/* ---------------------------------------------------------- the engine */
+
+static void run_call(struct ctx *c, struct fz_call *k)
+{
+	const struct fz_op *op = k->op;
+	int idx = op - fz_ops, i;
+	eset allowed = {};
+
+	for (i = 0; op->errnos[i]; i++)
+		es_add(&allowed, op->errnos[i]);
+	if (!op->size || predict_struct(c, k))
+		op->predict(c, k);
+	if (c->may_eintr)
+		es_add(&k->may, EINTR);
+	if (c->may_ebadf) {
+		es_add(&k->may, EBADF);
+		es_add(&allowed, EBADF);
+	}
+	errno = 0;
+	k->ret = ioctl(c->fd, k->cmd, k->arg);
+	k->err = k->ret ? errno : 0;
+	c->calls++;
+	st_add(&ST->calls, 1);
+	st_add(&ST->op_calls[idx], 1);
+	if (!k->ret)
+		st_add(&ST->ok, 1);
+	else
+		st_add(&ST->err[k->err > 0 && k->err < 134 ? k->err : 0], 1);
+	if (k->err == EBADF && c->may_ebadf) {
+		c->saw_ebadf = true;
+		return;
+	}
+	if (k->ret && k->ret != -1) {
+		violation(c, k, "returned %ld", k->ret);
+		return;
+	}
+	if (k->ret && !es_has(&allowed, k->err)) {
+		violation(c, k, "errno %s is not one the header allows for %s",
+			  ename(k->err), op->name);
+	} else if (!es_empty(&k->must)) {
+		if (!k->ret)
+			violation(c, k, "succeeded, must fail");
+		else if (!es_has(&k->must, k->err) && !es_has(&k->may, k->err))
+			violation(c, k, "wrong errno");
+	} else if (k->ret && !es_has(&k->may, k->err) &&
+		   !es_has(&k->amb, k->err)) {
+		violation(c, k, "well-formed call failed");
+	}
+	op->commit(c, k);
+}
+
+static const struct fz_op *pick_op(struct ctx *c)
+{
+	unsigned int total = 0, r, i;
+
+	for (i = 0; i < NOPS; i++)
+		total += fz_ops[i].weight;
+	r = rn(&c->rng, total);
+	for (i = 0; r >= fz_ops[i].weight; i++)
+		r -= fz_ops[i].weight;
+	return &fz_ops[i];
+}
+
+static void one_random_call(struct ctx *c)
+{
+	struct fz_call *k = c->k;
+
+	memset(k, 0, offsetof(struct fz_call, img));
+	k->op = pick_op(c);
+	k->cmd = k->op->cmd;
+	k->op->gen(c, k);
+}
+
+/* FROM_DPU (or TO) helper with one block per DPU, outside the oracle. */
+static int raw_xfer(int fd, uint32_t flags, uint64_t off, uint64_t len,
+		    uint32_t nd, const uint32_t *dpus, uint8_t *buf)
+{
+	struct dpusim_xfer_dpu d[MAXD];
+	struct dpusim_block b[MAXD];
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .flags = flags, .offset = off, .length = len,
+		.nr_dpus = nd, .nr_blocks = nd,
+		.dpus = (uintptr_t)d, .blocks = (uintptr_t)b,
+	};
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < nd; i++) {
+		d[i] = (struct dpusim_xfer_dpu){ dpus[i], 1 };
+		b[i] = (struct dpusim_block){ (uintptr_t)(buf + i * len), len };
+	}
+	do {
+		st_add(&ST->helper_calls, 1);
+		ret = ioctl(fd, DPUSIM_IOCTL_XFER, &x);
+	} while (ret && errno == EINTR);
+	return ret ? errno : 0;
+}
+
+/* Read the model's areas back and compare; returns mismatches. */
+static int model_verify(struct ctx *c, const char *when)
+{
+	struct model *m = c->m;
+	struct area ar[2];
+	int kind, na, q, ti, err, bad = 0;
+	uint64_t i, off;
+	uint32_t dpu;
+
+	for (kind = 0; kind < 2; kind++) {
+		na = areas_of(m, kind, ar);
+		for (q = 0; q < na; q++) {
+			err = raw_xfer(c->fd, DPUSIM_XFER_FROM_DPU |
+				       (kind ? DPUSIM_XFER_WRAM : 0), ar[q].start,
+				       ar[q].len, m->ntracked, m->tracked, c->vbuf);
+			if (err) {
+				msg("VIOLATION [%s] read-back failed: %s", when, ename(err));
+				st_add(&ST->violations, 1);
+				return 1;
+			}
+			for (ti = 0; ti < m->ntracked; ti++) {
+				uint8_t *s = model_ptr(m, ti, kind, ar[q].start);
+				uint8_t *g = c->vbuf + ti * ar[q].len;
+
+				if (!memcmp(s, g, ar[q].len))
+					continue;
+				for (i = 0; s[i] == g[i]; i++)
+					;
+				msg("VIOLATION [%s seed=%llu] memory of DPU %u %s+%#llx is %#x, model %#x",
+				    when, (unsigned long long)g_seed, m->tracked[ti],
+				    kind ? "WRAM" : "MRAM",
+				    (unsigned long long)(ar[q].start + i), g[i], s[i]);
+				st_add(&ST->violations, 1);
+				bad++;
+				memcpy(s, g, ar[q].len);	/* resync */
+			}
+		}
+	}
+	/* outside the areas: zeros (any DPU) */
+	if (m->zero_ok) {
+		dpu = rn(&c->rng, m->nr_dpus);
+		off = m->ma + 8 * rn(&c->rng, (m->mram - 2 * m->ma - PAGE) / 8);
+		err = raw_xfer(c->fd, DPUSIM_XFER_FROM_DPU, off, PAGE, 1, &dpu, c->vbuf);
+		for (i = 0; !err && i < PAGE; i++)
+			if (c->vbuf[i]) {
+				msg("VIOLATION [%s] DPU %u MRAM+%#llx (never written) is %#x",
+				    when, dpu, (unsigned long long)(off + i), c->vbuf[i]);
+				st_add(&ST->violations, 1);
+				bad++;
+				break;
+			}
+	}
+	return bad;
+}
+
+/* Every DPU's areas read zero (a rank just opened). */
+static int verify_all_zero(int fd, const struct model *m, const char *when)
+{
+	uint32_t dpus[MAXD], i, n = m->nr_dpus;
+	uint8_t *buf = malloc((size_t)n * MAREA);
+	struct area ar[2];
+	int kind, na, q, err, bad = 0;
+	uint64_t j;
+
+	if (!buf)
+		return 1;
+	for (i = 0; i < n; i++)
+		dpus[i] = i;
+	for (kind = 0; kind < 2 && !bad; kind++) {
+		na = areas_of(m, kind, ar);
+		for (q = 0; q < na && !bad; q++) {
+			err = raw_xfer(fd, DPUSIM_XFER_FROM_DPU |
+				       (kind ? DPUSIM_XFER_WRAM : 0), ar[q].start,
+				       ar[q].len, n, dpus, buf);
+			if (err) {
+				msg("VIOLATION [%s] read-back failed: %s", when, ename(err));
+				bad++;
+				break;
+			}
+			for (j = 0; j < n * ar[q].len; j++)
+				if (buf[j]) {
+					msg("VIOLATION [%s] reopened rank%d: DPU %llu %s+%#llx is %#x, not 0",
+					    when, m->rank, (unsigned long long)(j / ar[q].len),
+					    kind ? "WRAM" : "MRAM",
+					    (unsigned long long)(ar[q].start + j % ar[q].len),
+					    buf[j]);
+					bad++;
+					break;
+				}
+		}
+	}
+	free(buf);
+	if (bad)
+		st_add(&ST->violations, bad);
+	return bad;
+}
+
+/* Random calls until @deadline and at least @min_calls. */
+static void run_random(struct ctx *c, double deadline, uint64_t min_calls,
+		       volatile int *stop)
+{
+	struct fz_call *k = malloc(sizeof(*k));
+	uint64_t start = c->calls;
+
+	if (!k)
+		return;
+	c->k = k;
+	while ((now() < deadline || c->calls - start < min_calls) &&
+	       !(stop && *stop)) {
+		one_random_call(c);
+		run_call(c, k);
+		if (c->saw_ebadf && c->stop_on_ebadf)
+			break;
+		if (c->exact && c->calls % VERIFY_EVERY == 0)
+			c->nviol += model_verify(c, c->phase);
+	}
+	c->k = NULL;
+	free(k);
+}
+
+/* ------------------------------------------------------------- fixture */
+
+static double share(double frac)
+{
+	return g_seconds * frac;
+}
+
+static uint64_t quota(double frac)
+{
+	return (uint64_t)(g_calls * frac);
+}
+
+static int open_rank_retry(int rank, double seconds)
+{
+	char path[64];
+	double end = now() + seconds;
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/dpusim/rank%d", rank);
+	for (;;) {
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd >= 0 || (errno != EBUSY && errno != EINTR) || now() > end)
+			return fd;
+		usleep(50000);
+	}
+}
+
+FIXTURE(fz) {
+	int fd;
+	struct model m;
+	struct ctx c;
+};
+
+FIXTURE_SETUP(fz)
+{
+	int ret;
+
+	self->fd = open_rank_retry(2, 25);
+	ASSERT_LE(0, self->fd) TH_LOG("open rank2: %s", strerror(errno));
+	ret = model_init(&self->m, 2, self->fd);
+	if (ret == -2)
+		SKIP(return, "rank2 geometry does not fit the model");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, ctx_init(&self->c, &self->m, self->fd, g_seed, "setup"));
+	/* a freshly opened rank reads zeros: the model starts there */
+	ASSERT_EQ(0, verify_all_zero(self->fd, &self->m, "open"));
+}
+
+FIXTURE_TEARDOWN(fz)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* ------------------------------------------------- the header's limits */
+
+/* One fixed XFER through the same oracle; @expect < 0: oracle only. */
+static void fixed_xfer(struct ctx *c, struct fz_call *k, uint32_t flags,
+		       uint64_t off, uint64_t len, uint32_t nd,
+		       const struct dpusim_xfer_dpu *dv, uint32_t nb,
+		       const struct dpusim_block *bv, const char *what,
+		       int expect)
+{
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .flags = flags, .offset = off, .length = len,
+		.nr_dpus = nd, .nr_blocks = nb,
+		.dpus = (uintptr_t)dv, .blocks = (uintptr_t)bv,
+	};
+	double t0 = now();
+
+	memset(k, 0, offsetof(struct fz_call, img));
+	k->op = &fz_ops[1];
+	k->cmd = DPUSIM_IOCTL_XFER;
+	k->dv = dv;
+	k->bv = bv;
+	k->size = sizeof(x);
+	k->place = PL_RW;
+	k->arg = c->desc;
+	k->img_len = sizeof(x);
+	memcpy(k->img, &x, sizeof(x));
+	memcpy(c->desc, &x, sizeof(x));
+	k->f.x = x;
+	c->fill = 0xa5;
+	memset(c->dst, c->fill, DST_LEN);
+	run_call(c, k);
+	if (expect >= 0 && k->err != expect)
+		violation(c, k, "%s: expected %s", what, ename(expect));
+	msg("limits: %-44s -> %s (%.2f s)", what, ename(k->err), now() - t0);
+}
+
+TEST_F_TIMEOUT(fz, limits, 900)
+{
+	struct ctx *c = &self->c;
+	struct model *m = &self->m;
+	struct fz_call *k = malloc(sizeof(*k));
+	struct dpusim_xfer_dpu *dv = calloc(MAXD, sizeof(*dv));
+	size_t nbig = DPUSIM_XFER_MAX_BLOCKS + 1, i, npg;
+	struct dpusim_block *bv = calloc(nbig, sizeof(*bv));
+	uint64_t mb = m->mram;
+	uint8_t *big, *ro2g;
+	uint32_t nd;
+
+	c->phase = "limits";
+	c->exact = true;
+	ASSERT_NE(NULL, k);
+	ASSERT_NE(NULL, dv);
+	ASSERT_NE(NULL, bv);
+	reg_add(&c->rs, dv, MAXD * sizeof(*dv), P_R | P_W);
+	reg_add(&c->rs, bv, nbig * sizeof(*bv), P_R | P_W);
+
+	/* blocks: exactly the limit (all empty), one over */
+	dv[0] = (struct dpusim_xfer_dpu){ 5, DPUSIM_XFER_MAX_BLOCKS };
+	fixed_xfer(c, k, 0, 0, 0, 1, dv, DPUSIM_XFER_MAX_BLOCKS, bv,
+		   "MAX_BLOCKS empty blocks", 0);
+	dv[0].nr_blocks = DPUSIM_XFER_MAX_BLOCKS + 1;
+	fixed_xfer(c, k, 0, 0, 0, 1, dv, DPUSIM_XFER_MAX_BLOCKS + 1, bv,
+		   "MAX_BLOCKS + 1", E2BIG);
+	fixed_xfer(c, k, DPUSIM_XFER_ASYNC, 0, 0, 1, dv,
+		   DPUSIM_XFER_MAX_BLOCKS + 1, bv, "MAX_BLOCKS + 1, async", E2BIG);
+	fixed_xfer(c, k, 0, 0, 0, m->nr_dpus + 1, dv, 0, bv,
+		   "nr_dpus = rank's + 1", E2BIG);
+
+	/* bytes: 1 GiB from the DPUs into one buffer, then one DPU more */
+	nd = DPUSIM_XFER_MAX_BYTES / mb;
+	if (nd < m->nr_dpus && DPUSIM_XFER_MAX_BYTES % mb == 0) {
+		big = mmap(NULL, mb, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		ASSERT_NE(MAP_FAILED, big);
+		reg_add(&c->rs, big, mb, P_R | P_W);
+		for (i = 0; i <= nd; i++) {
+			dv[i] = (struct dpusim_xfer_dpu){ i, 1 };
+			bv[i] = (struct dpusim_block){ (uintptr_t)big, mb };
+		}
+		fixed_xfer(c, k, DPUSIM_XFER_FROM_DPU, 0, mb, nd + 1, dv, nd + 1,
+			   bv, "MAX_BYTES + mram_size (FROM_DPU)", E2BIG);
+		fixed_xfer(c, k, DPUSIM_XFER_FROM_DPU | DPUSIM_XFER_NO_LENGTH_CHECK,
+			   0, mb, nd, dv, nd, bv, "MAX_BYTES exactly (FROM_DPU)", 0);
+		for (i = 0; i < mb && k->err == 0; i += 64)
+			if (big[i]) {
+				violation(c, k, "MRAM never written read %#x at %zu",
+					  big[i], i);
+				break;
+			}
+		munmap(big, mb);
+		c->rs.n--;
+	}
+
+	/* pages: 2^19 distinct read-only zero pages, and one more */
+	npg = DPUSIM_XFER_MAX_PAGES + 1;
+	ro2g = mmap(NULL, npg * PAGE, PROT_READ,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro2g);
+	reg_add(&c->rs, ro2g, npg * PAGE, P_R);
+	for (i = 0; i < npg; i++)
+		bv[i] = (struct dpusim_block){ (uintptr_t)ro2g + i * PAGE + 8, 8 };
+	dv[0] = (struct dpusim_xfer_dpu){ 7, npg };
+	fixed_xfer(c, k, 0, 0, npg * 8, 1, dv, npg, bv,
+		   "MAX_PAGES + 1 pages, in order", E2BIG);
+	for (i = 0; i < npg; i++)	/* descending: the scattered path */
+		bv[i].addr = (uintptr_t)ro2g + (npg - 1 - i) * PAGE + 8;
+	fixed_xfer(c, k, 0, 0, npg * 8, 1, dv, npg, bv,
+		   "MAX_PAGES + 1 pages, descending", E2BIG);
+	dv[0].nr_blocks = npg - 1;
+	fixed_xfer(c, k, 0, m->mram - (npg - 1) * 8, (npg - 1) * 8, 1, dv,
+		   npg - 1, bv + 1, "MAX_PAGES pages exactly (zeros to DPU 7)", -1);
+	munmap(ro2g, npg * PAGE);
+	c->rs.n--;
+
+	/* padding: every DPU padded over its whole MRAM */
+	for (i = 0; i < m->nr_dpus; i++)
+		dv[i] = (struct dpusim_xfer_dpu){ i, 0 };
+	if ((uint64_t)m->nr_dpus * mb > DPUSIM_XFER_MAX_PAD_BYTES)
+		fixed_xfer(c, k, DPUSIM_XFER_NO_LENGTH_CHECK, 0, mb, m->nr_dpus,
+			   dv, 0, bv, "padding over MAX_PAD_BYTES", E2BIG);
+	else
+		msg("limits: MAX_PAD_BYTES + 1 not reachable on rank2 (%u DPUs x %llu B)",
+		    m->nr_dpus, (unsigned long long)mb);
+	nd = DPUSIM_XFER_MAX_PAD_BYTES / mb < m->nr_dpus ?
+	     DPUSIM_XFER_MAX_PAD_BYTES / mb : m->nr_dpus;
+	fixed_xfer(c, k, DPUSIM_XFER_NO_LENGTH_CHECK, 0, mb, nd, dv, 0, bv,
+		   "padding up to MAX_PAD_BYTES (zeros)", 0);
+
+	/* offsets and lengths at the ends of MRAM and WRAM */
+	dv[0] = (struct dpusim_xfer_dpu){ 3, 1 };
+	bv[0] = (struct dpusim_block){ (uintptr_t)g_src, 8 };
+	fixed_xfer(c, k, 0, mb - 8, 8, 1, dv, 1, bv, "last 8 bytes of MRAM", 0);
+	fixed_xfer(c, k, 0, mb, 8, 1, dv, 1, bv, "offset = mram_size", EOVERFLOW);
+	fixed_xfer(c, k, 0, ~7ULL, 8, 1, dv, 1, bv, "offset + length wraps",
+		   EOVERFLOW);
+	fixed_xfer(c, k, 0, mb - 4, 8, 1, dv, 1, bv, "unaligned offset", -1);
+	fixed_xfer(c, k, DPUSIM_XFER_WRAM, m->wram - 8, 8, 1, dv, 1, bv,
+		   "last 8 bytes of WRAM", 0);
+	fixed_xfer(c, k, DPUSIM_XFER_WRAM, m->wram, 8, 1, dv, 1, bv,
+		   "offset = wram_size", EOVERFLOW);
+	dv[0].nr_blocks = 0;
+	fixed_xfer(c, k, 0, mb, 0, 1, dv, 0, bv, "offset = mram_size, length 0", 0);
+	bv[0] = (struct dpusim_block){ ~0ULL - 3, 8 };
+	dv[0].nr_blocks = 1;
+	fixed_xfer(c, k, 0, 0, 8, 1, dv, 1, bv, "block address wraps", EFAULT);
+	EXPECT_EQ(0, model_verify(c, "limits"));
+
+	/* the async queue: 64 jobs, EAGAIN over (if still queued), SYNC */
+	if (m->nr_dpus > 9) {
+		size_t len = 8UL << 20;
+		uint8_t *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		int j, eagain = 0, ok = 0, other = 0, err;
+		uint32_t d0 = 9;
+
+		ASSERT_NE(MAP_FAILED, buf);
+		for (j = 0; j < (int)DPUSIM_ASYNC_MAX_JOBS + 8; j++) {
+			err = raw_xfer(self->fd, DPUSIM_XFER_FROM_DPU |
+				       DPUSIM_XFER_ASYNC, m->ma, len, 1, &d0, buf);
+			if (!err) {
+				ok++;
+			} else if (err == EAGAIN) {
+				eagain++;
+			} else {
+				other++;
+				msg("VIOLATION async submit: %s", ename(err));
+			}
+		}
+		st_add(&ST->violations, other);
+		EXPECT_EQ(0, other);
+		msg("limits: %d async jobs of 8 MiB submitted without SYNC: %d queued, %d EAGAIN",
+		    j, ok, eagain);
+		EXPECT_EQ(0, raw_sync(self->fd));
+		EXPECT_EQ(0, raw_xfer(self->fd, DPUSIM_XFER_FROM_DPU |
+				      DPUSIM_XFER_ASYNC, m->ma, len, 1, &d0, buf));
+		EXPECT_EQ(0, raw_sync(self->fd));
+		munmap(buf, len);
+	}
+
+	/* SYNC timeouts */
+	if (self->fd >= 0) {
+		struct dpusim_sync s = { .size = sizeof(s) };
+		uint32_t tm[] = { 0, 1, DPUSIM_SYNC_MAX_TIMEOUT_MS,
+				  DPUSIM_SYNC_MAX_TIMEOUT_MS + 1, 0xffffffffu };
+
+		for (i = 0; i < 5; i++) {
+			s.timeout_ms = tm[i];
+			errno = 0;
+			EXPECT_EQ(i >= 3 ? -1 : 0, ioctl(self->fd, DPUSIM_IOCTL_SYNC, &s));
+			EXPECT_EQ(i >= 3 ? EINVAL : 0, errno) TH_LOG("timeout %u", tm[i]);
+		}
+	}
+	EXPECT_EQ(0, c->nviol);
+	free(k);
+	free(bv);
+	free(dv);
+}
+
+/* ------------------------------------------------- threads, fork, races */
+
+struct thr {
+	pthread_t t;
+	struct ctx c;
+	struct model *m;
+	int fd;
+	uint64_t seed;
+	double deadline;
+	uint64_t quota;
+	volatile int *stop;
+	int *ready, *done;
+	bool eintr, flap, ebadf;
+	const char *phase;
+	int async_pct;
+	int init_failed;
+	uint64_t calls, nviol;
+};
+
+static void sig_nop(int sig)
+{
+	(void)sig;
+}
+
+static void *thr_main(void *arg)
+{
+	struct thr *t = arg;
+
+	if (ctx_init(&t->c, t->m, t->fd, t->seed, t->phase)) {
+		t->init_failed = 1;
+		__atomic_fetch_add(t->ready, 1, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(t->done, 1, __ATOMIC_SEQ_CST);
+		return NULL;
+	}
+	t->c.exact = false;
+	t->c.may_eintr = t->eintr;
+	t->c.flap_on = t->flap;
+	t->c.may_ebadf = t->ebadf;
+	t->c.stop_on_ebadf = t->ebadf;
+	t->c.async_pct = t->async_pct;
+	__atomic_fetch_add(t->ready, 1, __ATOMIC_SEQ_CST);
+	run_random(&t->c, t->deadline, t->quota, t->stop);
+	t->calls = t->c.calls;
+	t->nviol = t->c.nviol;
+	ctx_fini(&t->c);
+	__atomic_fetch_add(t->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+static void *flap_main(void *arg)
+{
+	volatile int *stop = arg;
+	struct rng r = { g_seed ^ 0xf1a9 };
+	void *p;
+
+	while (!*stop) {
+		switch (rn(&r, 4)) {
+		case 0:	/* really unmapped, then mapped again */
+			munmap(g_flap, FLAP_LEN);
+			usleep(rn(&r, 100));
+			p = mmap(g_flap, FLAP_LEN, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (p != g_flap) {
+				if (p != MAP_FAILED)
+					munmap(p, FLAP_LEN);
+				msg("flap: address taken, racer stops");
+				return NULL;
+			}
+			memset(g_flap, 0x77, FLAP_LEN);
+			break;
+		case 1:
+			mprotect(g_flap, FLAP_LEN, PROT_NONE);
+			break;
+		case 2:
+			mprotect(g_flap, FLAP_LEN, PROT_READ);
+			break;
+		default:
+			mmap(g_flap, FLAP_LEN, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+			break;
+		}
+		usleep(rn(&r, 300));
+	}
+	mprotect(g_flap, FLAP_LEN, PROT_READ | PROT_WRITE);
+	return NULL;
+}
+
+static void install_sigusr1(void)
+{
+	struct sigaction sa = { .sa_handler = sig_nop };	/* no SA_RESTART */
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+#define NTHR 3
+
+/*
+ * @n threads of random calls on @fd until @seconds passed (and @quota
+ * calls); returns their violations.  With @close_after_ms >= 0, the fd is
+ * closed that long after they started and the threads end on EBADF.
+ */
+static uint64_t run_threads(struct model *m, int fd, const char *phase,
+			    uint64_t salt, double seconds, uint64_t quota,
+			    bool eintr, bool flap, int close_after_ms,
+			    int async_pct, uint64_t *calls)
+{
+	struct thr *t = calloc(NTHR, sizeof(*t));
+	volatile int stop = 0;
+	int ready = 0, done = 0, i;
+	pthread_t racer;
+	uint64_t viol = 0;
+	double deadline = now() + seconds;
+	struct rng r = { g_seed ^ salt };
+
+	if (!t)
+		return 1;
+	install_sigusr1();
+	for (i = 0; i < NTHR; i++) {
+		t[i] = (struct thr){
+			.m = m, .fd = fd, .seed = g_seed ^ salt ^ (0x1000ULL * (i + 1)),
+			.deadline = deadline, .quota = quota / NTHR, .stop = &stop,
+			.ready = &ready, .done = &done, .eintr = eintr,
+			.flap = flap, .ebadf = close_after_ms >= 0, .phase = phase,
+			.async_pct = async_pct,
+		};
+		if (pthread_create(&t[i].t, NULL, thr_main, &t[i])) {
+			t[i].init_failed = 2;
+			__atomic_fetch_add(&ready, 1, __ATOMIC_SEQ_CST);
+			__atomic_fetch_add(&done, 1, __ATOMIC_SEQ_CST);
+		}
+	}
+	while (__atomic_load_n(&ready, __ATOMIC_SEQ_CST) < NTHR)
+		usleep(1000);
+	if (flap)
+		pthread_create(&racer, NULL, flap_main, (void *)&stop);
+	if (close_after_ms >= 0) {
+		usleep(1000 * close_after_ms);
+		close(fd);
+		usleep(20000);
+		stop = 1;
+	}
+	while (__atomic_load_n(&done, __ATOMIC_SEQ_CST) < NTHR) {
+		if (eintr) {
+			i = rn(&r, NTHR);
+			if (!t[i].init_failed)
+				pthread_kill(t[i].t, SIGUSR1);
+			usleep(200 + rn(&r, 2000));
+		} else {
+			usleep(5000);
+		}
+	}
+	stop = 1;
+	for (i = 0; i < NTHR; i++) {
+		if (t[i].init_failed != 2)
+			pthread_join(t[i].t, NULL);
+		if (t[i].init_failed) {
+			msg("thread %d: setup failed", i);
+			viol++;
+		}
+		viol += t[i].nviol;
+		*calls += t[i].calls;
+	}
+	if (flap)
+		pthread_join(racer, NULL);
+	free(t);
+	return viol;
+}
+
+/* ------------------------------------------------------------- phases */
+
+TEST_F_TIMEOUT(fz, random_exact, 60)
+{
+	struct ctx *c = &self->c;
+
+	c->phase = "exact";
+	c->exact = true;
+	c->rng.s = g_seed ^ 0xe1;
+	run_random(c, now() + share(0.35), quota(0.5), NULL);
+	c->nviol += model_verify(c, "exact end");
+	msg("exact: %llu calls", (unsigned long long)c->calls);
+	EXPECT_EQ(0, c->nviol);
+}
+
+TEST_F_TIMEOUT(fz, threads_signals, 60)
+{
+	uint64_t calls = 0, viol;
+
+	viol = run_threads(&self->m, self->fd, "threads", 0x7e, share(0.15),
+			   quota(0.2), true, false, -1, 20, &calls);
+	msg("threads: %d threads, %llu calls, with SIGUSR1 (EINTR)", NTHR,
+	    (unsigned long long)calls);
+	EXPECT_EQ(0, raw_sync(self->fd));
+	EXPECT_EQ(0, viol);
+	EXPECT_EQ(0, model_verify(&self->c, "threads end"));
+}
+
+TEST_F_TIMEOUT(fz, munmap_race, 60)
+{
+	uint64_t calls = 0, viol;
+
+	g_flap = map_guarded(FLAP_LEN, PROT_READ | PROT_WRITE);
+	ASSERT_NE(NULL, g_flap);
+	viol = run_threads(&self->m, self->fd, "munmap", 0x3a, share(0.1),
+			   quota(0.1), false, true, -1, 20, &calls);
+	msg("munmap race: %llu calls with blocks in memory a thread unmaps",
+	    (unsigned long long)calls);
+	EXPECT_EQ(0, raw_sync(self->fd));
+	EXPECT_EQ(0, viol);
+	EXPECT_EQ(0, model_verify(&self->c, "munmap end"));
+}
+
+TEST_F_TIMEOUT(fz, fork_shared_fd, 60)
+{
+	struct ctx *c = &self->c;
+	double end = now() + share(0.1), dur;
+	int iter = 0, st;
+	pid_t pid;
+
+	c->exact = false;
+	c->ro_shared = true;
+	do {
+		dur = 0.3 + rn(&c->rng, 700) / 1000.0;
+		fflush(stdout);
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			c->rng.s ^= 0xc41dULL + iter;
+			c->phase = "fork-child";
+			c->nviol = 0;
+			run_random(c, now() + dur, 0, NULL);
+			_exit(c->nviol ? 1 : 0);
+		}
+		c->phase = "fork-parent";
+		if (iter % 2) {	/* the child dies in the middle of its calls */
+			run_random(c, now() + dur / 2, 0, NULL);
+			kill(pid, SIGKILL);
+			run_random(c, now() + dur / 2, 0, NULL);
+		} else {
+			run_random(c, now() + dur, 0, NULL);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &st, 0));
+		if (iter % 2 == 0)
+			EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		iter++;
+	} while (now() < end);
+	msg("fork: %d rounds, parent %llu calls", iter, (unsigned long long)c->calls);
+	EXPECT_EQ(0, raw_sync(self->fd));
+	EXPECT_EQ(0, c->nviol);
+	EXPECT_EQ(0, model_verify(c, "fork end"));
+}
+
+TEST_F_TIMEOUT(fz, close_race, 90)
+{
+	double end = now() + share(0.12), t0, waited_max = 0;
+	uint64_t calls = 0, viol = 0;
+	int iter = 0;
+
+	do {
+		viol += run_threads(&self->m, self->fd, "close", 0xc1 + iter, 10,
+				    0, false, false, rn(&self->c.rng, 60), 50, &calls);
+		self->fd = -1;
+		t0 = now();
+		self->fd = open_rank_retry(2, 25);
+		ASSERT_LE(0, self->fd) TH_LOG("reopen rank2: %s", strerror(errno));
+		if (now() - t0 > waited_max)
+			waited_max = now() - t0;
+		self->m.fd = self->c.fd = self->fd;
+		/* closed: freed; queued work done before the open returned */
+		viol += verify_all_zero(self->fd, &self->m, "close race");
+		memset(self->m.shadow, 0, NTRACK * self->m.per_dpu);
+		self->m.zero_ok = true;
+		iter++;
+	} while (now() < end);
+	msg("close race: %d rounds, %llu calls, reopen waited up to %.2f s",
+	    iter, (unsigned long long)calls, waited_max);
+	EXPECT_EQ(0, viol);
+}
+
+TEST_F_TIMEOUT(fz, exit_race, 90)
+{
+	double end = now() + share(0.08), t0, waited_max = 0;
+	uint64_t v0 = ST->violations;
+	struct model m3;
+	int iter = 0, st, fd3, bad = 0;
+	pid_t pid;
+
+	do {
+		int mode = iter % 2;
+		uint64_t delay = rn(&self->c.rng, 40);
+
+		fflush(stdout);
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			uint64_t calls = 0;
+			int fd = open_rank_retry(3, 25);
+
+			if (fd < 0 || model_init(&m3, 3, fd))
+				_exit(2);
+			if (mode == 0) {
+				/* exit with the threads in their calls */
+				pid_t me = fork();
+
+				if (me == 0) {	/* a timer: exit this soon */
+					usleep(1000 * (delay + 5));
+					kill(getppid(), SIGKILL);
+					_exit(0);
+				}
+			}
+			run_threads(&m3, fd, "exit-child", 0xe0 + iter, 10, 0,
+				    false, false, -1, 60, &calls);
+			_exit(0);
+		}
+		if (mode == 1) {
+			usleep(1000 * (delay + 10));
+			kill(pid, SIGKILL);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &st, 0));
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 2) {
+			msg("exit race: child could not open rank3");
+			bad++;
+		}
+		t0 = now();
+		fd3 = open_rank_retry(3, 25);
+		ASSERT_LE(0, fd3) TH_LOG("reopen rank3: %s", strerror(errno));
+		if (now() - t0 > waited_max)
+			waited_max = now() - t0;
+		ASSERT_EQ(0, model_init(&m3, 3, fd3));
+		bad += verify_all_zero(fd3, &m3, "exit race");
+		free(m3.shadow);
+		close(fd3);
+		iter++;
+	} while (now() < end);
+	/* the timer grandchildren of mode 0 */
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	msg("exit race: %d rounds (exit/kill with calls in flight), reopen waited up to %.2f s",
+	    iter, waited_max);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(v0, ST->violations);
+}
+
+TEST_F_TIMEOUT(fz, random_final, 60)
+{
+	struct ctx *c = &self->c;
+	uint64_t done = __atomic_load_n(&ST->calls, __ATOMIC_SEQ_CST);
+
+	c->phase = "final";
+	c->exact = true;
+	c->rng.s = g_seed ^ 0xf17a1;
+	run_random(c, now() + share(0.1), g_calls > done ? g_calls - done : 0, NULL);
+	c->nviol += model_verify(c, "final end");
+	msg("final: %llu calls", (unsigned long long)c->calls);
+	EXPECT_EQ(0, c->nviol);
+}
+
+TEST_F(fz, summary)
+{
+	char line[2048];
+	size_t n;
+	int e;
+
+	n = snprintf(line, sizeof(line), "fuzz: seed=%llu calls=%llu ok=%llu",
+		     (unsigned long long)g_seed, (unsigned long long)ST->calls,
+		     (unsigned long long)ST->ok);
+	for (e = 0; e < 134; e++)
+		if (ST->err[e] && n < sizeof(line))
+			n += snprintf(line + n, sizeof(line) - n, " %s=%llu",
+				      ename(e), (unsigned long long)ST->err[e]);
+	msg("%s", line);
+	msg("fuzz: per ioctl: RANK_INFO=%llu XFER=%llu SYNC=%llu unknown=%llu; helper calls (read-back, sync)=%llu; violations=%llu",
+	    (unsigned long long)ST->op_calls[0], (unsigned long long)ST->op_calls[1],
+	    (unsigned long long)ST->op_calls[2], (unsigned long long)ST->op_calls[3],
+	    (unsigned long long)ST->helper_calls, (unsigned long long)ST->violations);
+	if (g_calls)
+		EXPECT_LE(g_calls, ST->calls);
+}
+
+static int timeout_for(const char *name)
+{
+	static const struct { const char *name; double share, quota; } t[] = {
+		{ "random_exact", 0.35, 0.5 }, { "threads_signals", 0.15, 0.2 },
+		{ "munmap_race", 0.1, 0.1 }, { "fork_shared_fd", 0.1, 0 },
+		{ "close_race", 0.12, 0 }, { "exit_race", 0.08, 0 },
+		{ "random_final", 0.1, 1.0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(name, t[i].name))
+			return 120 + 3 * share(t[i].share) +
+			       (uint64_t)(g_calls * t[i].quota) / 50;
+	return !strcmp(name, "limits") ? 900 : 60;
+}
+
+int main(int argc, char **argv)
+{
+	struct __fixture_metadata *f;
+	struct __test_metadata *t;
+	const char *e;
+
+	e = getenv("DPUSIM_FUZZ_SEED");
+	g_seed = e ? strtoull(e, NULL, 0) :
+		 ((uint64_t)time(NULL) << 16) ^ getpid();
+	e = getenv("DPUSIM_FUZZ_SECONDS");
+	if (e && strtod(e, NULL) > 0)
+		g_seconds = strtod(e, NULL);
+	e = getenv("DPUSIM_FUZZ_CALLS");
+	if (e)
+		g_calls = strtoull(e, NULL, 0);
+	ST = mmap(NULL, sizeof(*ST), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ST == MAP_FAILED)
+		return 1;
+	msg("fuzz: seed=%llu seconds=%g calls>=%llu (replay: DPUSIM_FUZZ_SEED=%llu)",
+	    (unsigned long long)g_seed, g_seconds, (unsigned long long)g_calls,
+	    (unsigned long long)g_seed);
+	for (f = __fixture_list; f; f = f->next)
+		for (t = f->tests; t; t = t->next)
+			t->timeout = timeout_for(t->name);
+	return test_harness_run(argc, argv);
+}
