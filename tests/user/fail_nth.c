@@ -1,0 +1,843 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fault-injection sweep of every ioctl path of /dev/dpusim/rank1, after
+ * the kernel's iommufd fail_nth selftest
+ * (tools/testing/selftests/iommu/iommufd_fail_nth.c): a path is first run
+ * once without injection (it must succeed), then for n = 1, 2, ... the
+ * n-th fault site it reaches (a slab or page allocation, a user copy)
+ * fails, through /proc/self/task/<tid>/fail-nth, until the path runs past
+ * every site without consuming the fault.
+ *
+ * At every n, with injection off again:
+ *  - the call succeeded, or failed with an errno an injected fault may
+ *    cause (ENOMEM, EFAULT);
+ *  - the DPU memory around every DPU of the transfer (read back with a
+ *    FROM_DPU transfer) and the whole host arena hold either what they
+ *    held before (failure) or exactly what the transfer's semantics give
+ *    (success, modelled here);
+ *  - mram_resident_bytes and wram_resident_bytes are back to the value
+ *    before (failure) or to that of the uninjected run (success);
+ *  - pinned_pages and async_jobs of the rank are 0, VmPin and VmLck of the
+ *    process are back to the value before.
+ * Leaks are kmemleak's business: tools/vm-run scans it after the run.
+ *
+ * Needs CONFIG_FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC,
+ * FAULT_INJECTION_USERCOPY and FAULT_INJECTION_DEBUG_FS (the debug
+ * kernel) and debugfs at /sys/kernel/debug; elsewhere every test skips.
+ */
+#include <dirent.h>
+#include <stdbool.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "kselftest_harness.h"
+#include "common.h"
+
+#define RANK		1
+#define NODE		RANK_PATH(1)
+#define PAGE		4096UL
+#define ARENA_PAGES	16
+#define ARENA_LEN	(ARENA_PAGES * PAGE)
+#define MAX_NTH		1000
+#define MAX_SNAP	8
+#define SWEEP_TIMEOUT	1800
+
+/* ------------------------------------------------ fault injection setup */
+
+static char fi_missing[512];	/* why there is no fault injection, or "" */
+
+static int writeat(int dfd, const char *fn, const char *val)
+{
+	int fd = openat(dfd, fn, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+static void nth_path(char *buf, size_t size)
+{
+	snprintf(buf, size, "/proc/self/task/%d/fail-nth", (int)gettid());
+}
+
+/* Like iommufd's setup_fault_injection(): any allocation may fail, quietly. */
+static __attribute__((constructor)) void setup_fault_injection(void)
+{
+	static const char *const need[] = {
+		"failslab", "fail_page_alloc", "fail_usercopy",
+	};
+	char path[300];
+	struct dirent *de;
+	struct stat st;
+	DIR *dbg;
+	size_t i;
+
+	nth_path(path, sizeof(path));
+	if (access(path, F_OK)) {
+		snprintf(fi_missing, sizeof(fi_missing),
+			 "no %s: kernel without CONFIG_FAULT_INJECTION", path);
+		return;
+	}
+	dbg = opendir("/sys/kernel/debug/");
+	if (!dbg) {
+		snprintf(fi_missing, sizeof(fi_missing),
+			 "debugfs is not mounted at /sys/kernel/debug");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(need); i++) {
+		if (fstatat(dirfd(dbg), need[i], &st, 0)) {
+			snprintf(fi_missing, sizeof(fi_missing),
+				 "no /sys/kernel/debug/%s: kernel without FAILSLAB, FAIL_PAGE_ALLOC, FAULT_INJECTION_USERCOPY or FAULT_INJECTION_DEBUG_FS",
+				 need[i]);
+			goto out;
+		}
+	}
+	if (writeat(dirfd(dbg), "failslab/ignore-gfp-wait", "N") ||
+	    writeat(dirfd(dbg), "fail_page_alloc/ignore-gfp-wait", "N") ||
+	    writeat(dirfd(dbg), "fail_page_alloc/ignore-gfp-highmem", "N")) {
+		snprintf(fi_missing, sizeof(fi_missing),
+			 "cannot configure /sys/kernel/debug/fail*: %s",
+			 strerror(errno));
+		goto out;
+	}
+	/* order-0 pages too (the default min-order is 1) */
+	writeat(dirfd(dbg), "fail_page_alloc/min-order", "0");
+	while ((de = readdir(dbg))) {
+		if (strncmp(de->d_name, "fail", 4))
+			continue;
+		/* looking for kernel reports, not for injection messages */
+		snprintf(path, sizeof(path), "%s/verbose", de->d_name);
+		writeat(dirfd(dbg), path, "0");
+	}
+out:
+	closedir(dbg);
+}
+
+/* --------------------------------------------------- fail-nth per thread */
+
+struct nth {
+	int fd;
+	unsigned int n;		/* 0: not armed during the call */
+};
+
+static void nth_open(struct __test_metadata *_metadata, struct nth *s)
+{
+	char path[128];
+
+	nth_path(path, sizeof(path));
+	s->fd = open(path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, s->fd) TH_LOG("%s: %s", path, strerror(errno));
+	s->n = 0;
+}
+
+/* Arm: the n-th fault site from now on fails. */
+static void nth_arm(struct __test_metadata *_metadata, struct nth *s)
+{
+	char buf[16];
+	int len;
+
+	if (!s->n)
+		return;
+	len = snprintf(buf, sizeof(buf), "%u", s->n);
+	ASSERT_EQ(len, pwrite(s->fd, buf, len, 0));
+}
+
+/*
+ * iommufd's fail_nth_next(): read the counter back and disarm.  "0" means
+ * the armed fault fired in the call; anything else that the call ran past
+ * every fault site.  Reading and writing fail-nth are user copies, fault
+ * sites themselves: a counter still armed may fire there (EFAULT), which
+ * also means the call did not reach it.  Returns true if it fired.
+ */
+static bool nth_disarm(struct __test_metadata *_metadata, struct nth *s)
+{
+	char buf[32] = "";
+	ssize_t r, w;
+
+	if (!s->n)
+		return false;
+	r = pread(s->fd, buf, sizeof(buf) - 1, 0);
+	if (r == -1 && errno == EFAULT) {
+		strcpy(buf, "1\n");
+		r = 2;
+	}
+	w = pwrite(s->fd, "0", 1, 0);
+	if (w == -1 && errno == EFAULT) {
+		w = pwrite(s->fd, "0", 1, 0);
+		strcpy(buf, "1\n");
+		r = 2;
+	}
+	EXPECT_EQ(1, w);
+	EXPECT_LT(1, r);
+	return r == 2 && buf[0] == '0' && buf[1] == '\n';
+}
+
+/* ------------------------------------------------------------- helpers */
+
+/* "VmPin:" or "VmLck:" of /proc/self/status, in kB; -1 if absent. */
+static long status_kb(const char *key)
+{
+	size_t klen = strlen(key);
+	char line[256];
+	long v = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen))
+			v = strtol(line + klen, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+struct counters {
+	long long mram, wram, pinned, jobs;
+	long vmpin, vmlck;
+};
+
+static void read_counters(struct counters *c)
+{
+	c->mram = sysfs_rank_attr(RANK, "mram_resident_bytes");
+	c->wram = sysfs_rank_attr(RANK, "wram_resident_bytes");	/* -1 if absent */
+	c->pinned = sysfs_rank_attr(RANK, "pinned_pages");
+	c->jobs = sysfs_rank_attr(RANK, "async_jobs");
+	c->vmpin = status_kb("VmPin:");
+	c->vmlck = status_kb("VmLck:");
+}
+
+/* A window of one DPU's memory, snapshotted before the call. */
+struct snap {
+	uint32_t dpu, wram;
+	uint64_t lo, hi;
+	uint8_t *before, *model;
+};
+
+/*
+ * The state of one path: the rank, a host arena every block points into,
+ * the transfer, the snapshots and the model.
+ */
+struct ctx {
+	int fd;
+	struct dpusim_rank_info info;
+	uint8_t *arena, *arena_before, *arena_model;
+	uint8_t *back;			/* read-back buffer */
+	size_t back_len;
+	struct dpusim_xfer_dpu dpus[64];
+	struct dpusim_block blocks[1024];
+	struct dpusim_xfer x;
+	struct snap snap[MAX_SNAP];
+	unsigned int nsnap;
+	/* the op */
+	bool queued;			/* an async transfer was accepted */
+	int err2;			/* errno of the second call of the op */
+	struct dpusim_rank_info out;	/* RANK_INFO result */
+};
+
+static uint64_t mem_size(struct ctx *c, uint32_t wram)
+{
+	return wram ? c->info.wram_size : c->info.mram_size;
+}
+
+/* One DPU's [lo, hi) into c->back, injection off; 0 or -1. */
+static int read_dpu(struct ctx *c, uint32_t dpu, uint32_t wram, uint64_t lo,
+		    uint64_t hi)
+{
+	struct dpusim_xfer_dpu d = { .dpu = dpu, .nr_blocks = 1 };
+	struct dpusim_block b = { (uintptr_t)c->back, hi - lo };
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .flags = DPUSIM_XFER_FROM_DPU | wram,
+		.offset = lo, .length = hi - lo, .nr_dpus = 1, .nr_blocks = 1,
+		.dpus = (uintptr_t)&d, .blocks = (uintptr_t)&b,
+	};
+
+	if (hi - lo > c->back_len)
+		return -1;
+	memset(c->back, 0x5c, hi - lo);
+	return xfer(c->fd, &x);
+}
+
+/* A synchronous transfer from the arena, injection off (path setup). */
+static int write_dpu(struct ctx *c, uint32_t dpu, uint32_t wram, uint64_t off,
+		     const uint8_t *src, uint64_t len)
+{
+	struct dpusim_xfer_dpu d = { .dpu = dpu, .nr_blocks = 1 };
+	struct dpusim_block b = { (uintptr_t)src, len };
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .flags = wram, .offset = off, .length = len,
+		.nr_dpus = 1, .nr_blocks = 1,
+		.dpus = (uintptr_t)&d, .blocks = (uintptr_t)&b,
+	};
+
+	return xfer(c->fd, &x);
+}
+
+static void set_xfer(struct ctx *c, uint32_t flags, uint64_t off, uint64_t len,
+		     uint32_t nr_dpus, uint32_t nr_blocks)
+{
+	c->x = (struct dpusim_xfer){
+		.size = sizeof(c->x), .flags = flags, .offset = off,
+		.length = len, .nr_dpus = nr_dpus, .nr_blocks = nr_blocks,
+		.dpus = (uintptr_t)c->dpus, .blocks = (uintptr_t)c->blocks,
+	};
+}
+
+static uint8_t *arena_at(struct ctx *c, uint64_t addr)
+{
+	return (uint8_t *)(uintptr_t)addr;
+}
+
+/* Snapshot, around every DPU of c->x, a page either side of the window. */
+static int take_snapshots(struct ctx *c)
+{
+	uint32_t wram = c->x.flags & DPUSIM_XFER_WRAM;
+	unsigned int i;
+
+	c->nsnap = 0;
+	for (i = 0; i < c->x.nr_dpus && i < MAX_SNAP; i++) {
+		struct snap *s = &c->snap[c->nsnap++];
+		uint64_t size = mem_size(c, wram);
+
+		s->dpu = c->dpus[i].dpu;
+		s->wram = wram;
+		s->lo = c->x.offset >= PAGE ? c->x.offset - PAGE : 0;
+		s->hi = c->x.offset + c->x.length + PAGE;
+		if (s->hi > size)
+			s->hi = size;
+		if (read_dpu(c, s->dpu, wram, s->lo, s->hi))
+			return -1;
+		memcpy(s->before, c->back, s->hi - s->lo);
+	}
+	memcpy(c->arena_before, c->arena, ARENA_LEN);
+	return 0;
+}
+
+/*
+ * The model of a successful DPUSIM_IOCTL_XFER (header: to the DPU the
+ * blocks are written one after the other from @offset, the rest of
+ * @length zeroed with NO_LENGTH_CHECK; from the DPU each block is filled
+ * in turn; bytes past @length never move), applied to the snapshots.
+ */
+static void build_model(struct ctx *c)
+{
+	const struct dpusim_xfer *x = &c->x;
+	uint32_t b = 0, i;
+
+	memcpy(c->arena_model, c->arena_before, ARENA_LEN);
+	for (i = 0; i < c->nsnap; i++)
+		memcpy(c->snap[i].model, c->snap[i].before,
+		       c->snap[i].hi - c->snap[i].lo);
+	for (i = 0; i < x->nr_dpus; i++) {
+		struct snap *s = &c->snap[i];
+		uint64_t pos = x->offset, end = x->offset + x->length;
+		uint32_t k;
+
+		for (k = 0; k < c->dpus[i].nr_blocks; k++, b++) {
+			uint64_t n = c->blocks[b].length;
+			size_t host = arena_at(c, c->blocks[b].addr) - c->arena;
+
+			if (n > end - pos)
+				n = end - pos;
+			if (x->flags & DPUSIM_XFER_FROM_DPU)
+				memcpy(c->arena_model + host,
+				       s->model + (pos - s->lo), n);
+			else
+				memcpy(s->model + (pos - s->lo),
+				       c->arena_before + host, n);
+			pos += n;
+		}
+		if (!(x->flags & DPUSIM_XFER_FROM_DPU) &&
+		    (x->flags & DPUSIM_XFER_NO_LENGTH_CHECK) && pos < end)
+			memset(s->model + (pos - s->lo), 0, end - pos);
+	}
+}
+
+/* Compare the DPU windows and the arena with @model (or before). */
+static bool state_is(struct __test_metadata *_metadata, struct ctx *c,
+		     bool model, unsigned int n)
+{
+	const char *what = model ? "the success's result" : "the state before";
+	unsigned int i;
+
+	for (i = 0; i < c->nsnap; i++) {
+		struct snap *s = &c->snap[i];
+		const uint8_t *want = model ? s->model : s->before;
+		size_t len = s->hi - s->lo, j;
+
+		if (read_dpu(c, s->dpu, s->wram, s->lo, s->hi)) {
+			TH_LOG("n=%u: read-back of DPU %u failed: %s", n,
+			       s->dpu, strerror(errno));
+			return false;
+		}
+		if (memcmp(c->back, want, len)) {
+			for (j = 0; j < len && c->back[j] == want[j]; j++)
+				;
+			TH_LOG("n=%u: DPU %u %s byte %#llx is %#x, not %s (%#x)",
+			       n, s->dpu, s->wram ? "WRAM" : "MRAM",
+			       (unsigned long long)(s->lo + j), c->back[j],
+			       what, want[j]);
+			return false;
+		}
+	}
+	if (memcmp(c->arena, model ? c->arena_model : c->arena_before,
+		   ARENA_LEN)) {
+		TH_LOG("n=%u: the host buffer is not %s", n, what);
+		return false;
+	}
+	return true;
+}
+
+/* --------------------------------------------------------------- paths */
+
+struct path {
+	/* with injection off, on the freshly opened rank: the state and c->x */
+	int (*prepare)(struct ctx *c);
+	/* the armed part; 0 or -1 with errno */
+	int (*op)(struct __test_metadata *_metadata, struct ctx *c,
+		  struct nth *nth);
+	/* whether the call moves data (snapshots and model) */
+	bool xfer;
+	/* bytes of MRAM the uninjected run adds; -1: only as in that run */
+	long long mram_delta;
+};
+
+static void fill(uint8_t *p, size_t n, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(i * 131 + seed * 17 + (i >> 12) + 1);
+}
+
+/* To four DPUs' MRAM, all holes: three pages each at offset 4 KiB. */
+static int to_mram_prepare(struct ctx *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < 4; i++) {
+		c->dpus[i] = (struct dpusim_xfer_dpu){ .dpu = 1 + 4 * i, .nr_blocks = 1 };
+		c->blocks[i] = (struct dpusim_block){
+			(uintptr_t)c->arena + 24 + i * 1000, 3 * PAGE };
+	}
+	set_xfer(c, 0, PAGE, 3 * PAGE, 4, 4);
+	return 0;
+}
+
+/*
+ * From MRAM: DPUs 3 and 7 hold two pages of a pattern at offset 8 KiB
+ * (written beforehand); two blocks each, unaligned, into the arena's
+ * second half.
+ */
+static int from_mram_prepare(struct ctx *c)
+{
+	uint8_t *dst = c->arena + ARENA_LEN / 2;
+	uint32_t i;
+
+	for (i = 0; i < 2; i++)
+		if (write_dpu(c, 3 + 4 * i, 0, 2 * PAGE, c->arena + i * PAGE,
+			      2 * PAGE))
+			return -1;
+	memset(dst, 0xee, ARENA_LEN / 2);
+	for (i = 0; i < 2; i++) {
+		c->dpus[i] = (struct dpusim_xfer_dpu){ .dpu = 3 + 4 * i, .nr_blocks = 2 };
+		c->blocks[2 * i] = (struct dpusim_block){
+			(uintptr_t)dst + 8 + i * 3 * PAGE, PAGE - 40 };
+		c->blocks[2 * i + 1] = (struct dpusim_block){
+			(uintptr_t)dst + 8 + i * 3 * PAGE + PAGE, PAGE + 40 };
+	}
+	set_xfer(c, DPUSIM_XFER_FROM_DPU, 2 * PAGE, 2 * PAGE, 2, 4);
+	return 0;
+}
+
+/*
+ * To WRAM: DPU 60 already holds 2 KiB at offset 0, DPU 61 nothing; 1 KiB
+ * plus 24 bytes to each at offset 64.
+ */
+static int to_wram_prepare(struct ctx *c)
+{
+	uint32_t i;
+
+	if (write_dpu(c, 60, DPUSIM_XFER_WRAM, 0, c->arena + 5 * PAGE, 2048))
+		return -1;
+	for (i = 0; i < 2; i++) {
+		c->dpus[i] = (struct dpusim_xfer_dpu){ .dpu = 60 + i, .nr_blocks = 1 };
+		c->blocks[i] = (struct dpusim_block){
+			(uintptr_t)c->arena + 100 + i * 2000, 1048 };
+	}
+	set_xfer(c, DPUSIM_XFER_WRAM, 64, 1048, 2, 2);
+	return 0;
+}
+
+/*
+ * Padding (NO_LENGTH_CHECK, to the DPU): DPU 20 holds three pages of a
+ * pattern; 3 blocks of 8 bytes to it, none to DPU 21 (holes), 3 pages
+ * each: the rest is zeroed.
+ */
+static int pad_prepare(struct ctx *c)
+{
+	uint32_t i;
+
+	if (write_dpu(c, 20, 0, 0, c->arena + 2 * PAGE, 3 * PAGE))
+		return -1;
+	c->dpus[0] = (struct dpusim_xfer_dpu){ .dpu = 20, .nr_blocks = 3 };
+	c->dpus[1] = (struct dpusim_xfer_dpu){ .dpu = 21, .nr_blocks = 0 };
+	for (i = 0; i < 3; i++)
+		c->blocks[i] = (struct dpusim_block){
+			(uintptr_t)c->arena + 9 * PAGE + i * 1234, 8 };
+	set_xfer(c, DPUSIM_XFER_NO_LENGTH_CHECK, 0, 3 * PAGE, 2, 3);
+	return 0;
+}
+
+/*
+ * Many small blocks over few pages: 2 x 384 blocks of 8 bytes that go back
+ * and forth over three host pages, to DPUs 30 and 31.
+ */
+static int small_blocks_prepare(struct ctx *c)
+{
+	uint32_t i, d;
+
+	for (d = 0; d < 2; d++) {
+		c->dpus[d] = (struct dpusim_xfer_dpu){ .dpu = 30 + d, .nr_blocks = 384 };
+		for (i = 0; i < 384; i++)
+			c->blocks[d * 384 + i] = (struct dpusim_block){
+				(uintptr_t)c->arena + (i % 3) * PAGE +
+					((i * 7 + d * 13) % 500) * 8, 8 };
+	}
+	set_xfer(c, 0, 16, 384 * 8, 2, 768);
+	return 0;
+}
+
+static int async_to_mram_prepare(struct ctx *c)
+{
+	to_mram_prepare(c);
+	c->x.flags |= DPUSIM_XFER_ASYNC;
+	return 0;
+}
+
+static int async_from_mram_prepare(struct ctx *c)
+{
+	if (from_mram_prepare(c))
+		return -1;
+	c->x.flags |= DPUSIM_XFER_ASYNC;
+	return 0;
+}
+
+static int async_small_blocks_prepare(struct ctx *c)
+{
+	small_blocks_prepare(c);
+	c->x.flags |= DPUSIM_XFER_ASYNC;
+	return 0;
+}
+
+/* SYNC of a transfer queued beforehand (injection off). */
+static int queued_prepare(struct ctx *c)
+{
+	to_mram_prepare(c);
+	c->x.flags |= DPUSIM_XFER_ASYNC;
+	return 0;
+}
+
+static int nothing_prepare(struct ctx *c)
+{
+	(void)c;
+	return 0;
+}
+
+static int sync_rank(struct ctx *c)
+{
+	struct dpusim_sync s = { .size = sizeof(s) };
+
+	return ioctl(c->fd, DPUSIM_IOCTL_SYNC, &s);
+}
+
+static int op_xfer(struct __test_metadata *_metadata, struct ctx *c,
+		   struct nth *nth)
+{
+	int r;
+
+	nth_arm(_metadata, nth);
+	r = xfer(c->fd, &c->x);
+	c->queued = !r && (c->x.flags & DPUSIM_XFER_ASYNC);
+	return r;
+}
+
+/* XFER(ASYNC) then SYNC, both armed: the fault may fire in either. */
+static int op_async_sync(struct __test_metadata *_metadata, struct ctx *c,
+			 struct nth *nth)
+{
+	int r;
+
+	nth_arm(_metadata, nth);
+	r = xfer(c->fd, &c->x);
+	if (r)
+		return r;
+	c->queued = true;
+	return sync_rank(c);
+}
+
+/* The transfer queued with injection off, then only SYNC armed. */
+static int op_queued_sync(struct __test_metadata *_metadata, struct ctx *c,
+			  struct nth *nth)
+{
+	if (xfer(c->fd, &c->x))
+		return -2;
+	c->queued = true;
+	nth_arm(_metadata, nth);
+	return sync_rank(c);
+}
+
+static int op_sync(struct __test_metadata *_metadata, struct ctx *c,
+		   struct nth *nth)
+{
+	nth_arm(_metadata, nth);
+	return sync_rank(c);
+}
+
+static int op_info(struct __test_metadata *_metadata, struct ctx *c,
+		   struct nth *nth)
+{
+	c->out = (struct dpusim_rank_info){ .size = sizeof(c->out) };
+	nth_arm(_metadata, nth);
+	return ioctl(c->fd, DPUSIM_IOCTL_RANK_INFO, &c->out);
+}
+
+/* ---------------------------------------------------------------- sweep */
+
+static bool clean_errno(int err)
+{
+	return err == ENOMEM || err == EFAULT;
+}
+
+/*
+ * One run of @p at n = nth->n (0: no injection).  Returns 1 if the armed
+ * fault fired, 0 if not; every check is an EXPECT/ASSERT.  @ref holds the
+ * counters after the uninjected run (filled when nth->n is 0).
+ */
+static int run_once(struct __test_metadata *_metadata, const struct path *p,
+		    struct ctx *c, struct nth *nth, struct counters *ref)
+{
+	struct counters before, after;
+	unsigned int n = nth->n;
+	int r, err, fired;
+	bool ok;
+
+	c->fd = open(NODE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, c->fd) TH_LOG("n=%u: open: %s", n, strerror(errno));
+	c->info = (struct dpusim_rank_info){ .size = sizeof(c->info) };
+	ASSERT_EQ(0, ioctl(c->fd, DPUSIM_IOCTL_RANK_INFO, &c->info));
+	ASSERT_EQ(RANK, c->info.rank_index);
+	c->queued = false;
+	c->nsnap = 0;
+	fill(c->arena, ARENA_LEN, n);
+	ASSERT_EQ(0, p->prepare(c)) TH_LOG("n=%u: prepare: %s", n, strerror(errno));
+	if (p->xfer) {
+		ASSERT_EQ(0, take_snapshots(c)) TH_LOG("n=%u: snapshot: %s", n,
+						      strerror(errno));
+		build_model(c);
+	}
+	read_counters(&before);
+
+	r = p->op(_metadata, c, nth);
+	err = errno;
+	fired = nth_disarm(_metadata, nth);
+	ASSERT_NE(-2, r) TH_LOG("n=%u: setup of the op failed: %s", n, strerror(err));
+
+	if (r) {
+		EXPECT_TRUE(n && clean_errno(err))
+			TH_LOG("n=%u: errno %d (%s), not one an injected fault may give",
+			       n, err, strerror(err));
+	}
+	if (!n)
+		ASSERT_EQ(0, r) TH_LOG("the uninjected run failed: %s", strerror(err));
+	if (n && !fired)
+		EXPECT_EQ(0, r) TH_LOG("n=%u: failed (%s) without consuming the fault",
+				       n, strerror(err));
+	/* an accepted async transfer completes whatever SYNC said */
+	if (c->queued)
+		EXPECT_EQ(0, sync_rank(c)) TH_LOG("n=%u: SYNC after the sweep: %s",
+						  n, strerror(errno));
+	ok = r == 0 || c->queued;
+
+	if (p->op == op_info && r == 0) {
+		EXPECT_EQ(RANK, c->out.rank_index);
+		EXPECT_EQ(DPUSIM_ABI_VERSION, c->out.abi_version);
+		EXPECT_EQ(c->info.nr_dpus, c->out.nr_dpus);
+		EXPECT_EQ(c->info.mram_size, c->out.mram_size);
+		EXPECT_EQ(c->info.wram_size, c->out.wram_size);
+	} else if (p->op == op_info) {
+		EXPECT_EQ(0, c->out.nr_dpus | c->out.abi_version |
+			     c->out.rank_index | c->out.wram_size) TH_LOG("n=%u", n);
+		EXPECT_EQ(0, c->out.mram_size);
+	}
+	if (p->xfer)
+		EXPECT_TRUE(state_is(_metadata, c, ok, n))
+			TH_LOG("n=%u: result %d errno %d (%s): %s", n, r, err,
+			       strerror(err), ok ? "the success is not complete" :
+			       "the failed call changed something");
+
+	read_counters(&after);
+	if (!n) {
+		*ref = after;
+		if (p->mram_delta >= 0)
+			EXPECT_EQ(before.mram + p->mram_delta, after.mram);
+	} else if (ok) {
+		EXPECT_EQ(ref->mram, after.mram) TH_LOG("n=%u: mram_resident_bytes", n);
+		EXPECT_EQ(ref->wram, after.wram) TH_LOG("n=%u: wram_resident_bytes", n);
+	} else {
+		EXPECT_EQ(before.mram, after.mram) TH_LOG("n=%u: mram_resident_bytes", n);
+		EXPECT_EQ(before.wram, after.wram) TH_LOG("n=%u: wram_resident_bytes", n);
+	}
+	EXPECT_EQ(0, after.pinned) TH_LOG("n=%u: pinned_pages", n);
+	EXPECT_EQ(0, after.jobs) TH_LOG("n=%u: async_jobs", n);
+	EXPECT_EQ(before.vmpin, after.vmpin) TH_LOG("n=%u: VmPin", n);
+	EXPECT_EQ(before.vmlck, after.vmlck) TH_LOG("n=%u: VmLck", n);
+	EXPECT_EQ(0, close(c->fd));
+	c->fd = -1;
+	return fired;
+}
+
+/* Sweep @p; returns the number of n at which a fault fired. */
+static unsigned int sweep(struct __test_metadata *_metadata, const struct path *p)
+{
+	struct counters ref = { 0 };
+	unsigned int fired = 0;
+	struct nth nth;
+	struct ctx *c;
+	size_t i;
+	int f;
+
+	c = calloc(1, sizeof(*c));
+	ASSERT_NE(NULL, c);
+	c->back_len = 4 * PAGE + 2 * PAGE;
+	c->arena = mmap(NULL, 3 * ARENA_LEN + c->back_len, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	ASSERT_NE(MAP_FAILED, c->arena);
+	c->arena_before = c->arena + ARENA_LEN;
+	c->arena_model = c->arena_before + ARENA_LEN;
+	c->back = c->arena_model + ARENA_LEN;
+	for (i = 0; i < MAX_SNAP; i++) {
+		c->snap[i].before = malloc(2 * c->back_len);
+		ASSERT_NE(NULL, c->snap[i].before);
+		c->snap[i].model = c->snap[i].before + c->back_len;
+	}
+	nth_open(_metadata, &nth);
+
+	for (nth.n = 0; nth.n <= MAX_NTH; nth.n++) {
+		f = run_once(_metadata, p, c, &nth, &ref);
+		if (_metadata->exit_code == KSFT_FAIL && nth.n > 3)
+			break;	/* one failure is reported, no need for 1000 */
+		if (nth.n && !f)
+			break;
+		fired += f;
+	}
+	EXPECT_GE(MAX_NTH, nth.n) TH_LOG("still failing at n=%u", MAX_NTH);
+	close(nth.fd);
+	for (i = 0; i < MAX_SNAP; i++)
+		free(c->snap[i].before);
+	munmap(c->arena, 3 * ARENA_LEN + c->back_len);
+	free(c);
+	return fired;
+}
+
+FIXTURE(fail_nth)
+{
+	int unused;
+};
+
+FIXTURE_SETUP(fail_nth)
+{
+	if (fi_missing[0])
+		SKIP(return, "%s", fi_missing);
+	if (access(NODE, F_OK))
+		SKIP(return, "no %s", NODE);
+}
+
+FIXTURE_TEARDOWN(fail_nth)
+{
+}
+
+#define SWEEP(name, prep, opfn, is_xfer, delta)				\
+TEST_F_TIMEOUT(fail_nth, name, SWEEP_TIMEOUT)				\
+{									\
+	static const struct path p = {					\
+		.prepare = prep, .op = opfn, .xfer = is_xfer,		\
+		.mram_delta = delta,					\
+	};								\
+	unsigned int n = sweep(_metadata, &p);				\
+									\
+	ksft_print_msg("%s: %u fault sites swept (n = 1..%u)\n",	\
+		       #name, n, n + 1);				\
+	EXPECT_LT(0, n) TH_LOG("no fault site at all");			\
+}
+
+SWEEP(rank_info, nothing_prepare, op_info, false, 0)
+SWEEP(xfer_to_mram_allocating, to_mram_prepare, op_xfer, true, 12 * PAGE)
+SWEEP(xfer_from_mram, from_mram_prepare, op_xfer, true, 0)
+SWEEP(xfer_to_wram, to_wram_prepare, op_xfer, true, 0)
+SWEEP(xfer_no_length_check_padding, pad_prepare, op_xfer, true, -1)
+SWEEP(xfer_small_blocks_few_pages, small_blocks_prepare, op_xfer, true, 2 * PAGE)
+SWEEP(async_to_mram_then_sync, async_to_mram_prepare, op_async_sync, true, 12 * PAGE)
+SWEEP(async_from_mram_then_sync, async_from_mram_prepare, op_async_sync, true, 0)
+SWEEP(async_small_blocks_then_sync, async_small_blocks_prepare, op_async_sync, true, 2 * PAGE)
+SWEEP(sync_nothing_queued, nothing_prepare, op_sync, false, 0)
+SWEEP(sync_of_queued_xfer, queued_prepare, op_queued_sync, true, 12 * PAGE)
+
+/*
+ * open() of the rank node: it fails with a clean errno and leaves the rank
+ * free, or owns it; closing it leaves nothing behind.
+ */
+TEST_F_TIMEOUT(fail_nth, open_rank, SWEEP_TIMEOUT)
+{
+	unsigned int fired = 0;
+	struct counters before, after;
+	struct nth nth;
+	int fd, err, f;
+
+	nth_open(_metadata, &nth);
+	for (nth.n = 0; nth.n <= MAX_NTH; nth.n++) {
+		read_counters(&before);
+		nth_arm(_metadata, &nth);
+		fd = open(NODE, O_RDWR | O_CLOEXEC);
+		err = errno;
+		f = nth_disarm(_metadata, &nth);
+		if (fd < 0) {
+			EXPECT_TRUE(nth.n && clean_errno(err))
+				TH_LOG("n=%u: errno %d (%s)", nth.n, err, strerror(err));
+			EXPECT_EQ(0, sysfs_rank_attr(RANK, "is_owned"))
+				TH_LOG("n=%u: a failed open() left the rank owned", nth.n);
+			EXPECT_TRUE(f) TH_LOG("n=%u: failed without the fault", nth.n);
+			fd = open(NODE, O_RDWR | O_CLOEXEC);
+			EXPECT_LE(0, fd) TH_LOG("n=%u: open after the failed one: %s",
+						nth.n, strerror(errno));
+		} else {
+			struct dpusim_rank_info info = { .size = sizeof(info) };
+
+			EXPECT_EQ(1, sysfs_rank_attr(RANK, "is_owned"));
+			EXPECT_EQ(0, ioctl(fd, DPUSIM_IOCTL_RANK_INFO, &info));
+			EXPECT_EQ(RANK, info.rank_index);
+		}
+		if (fd >= 0)
+			EXPECT_EQ(0, close(fd));
+		EXPECT_EQ(0, sysfs_rank_attr(RANK, "is_owned")) TH_LOG("n=%u", nth.n);
+		read_counters(&after);
+		EXPECT_EQ(before.mram, after.mram);
+		EXPECT_EQ(before.wram, after.wram);
+		EXPECT_EQ(before.vmpin, after.vmpin);
+		EXPECT_EQ(before.vmlck, after.vmlck);
+		if (_metadata->exit_code == KSFT_FAIL && nth.n > 3)
+			break;
+		if (nth.n && !f)
+			break;
+		fired += f;
+	}
+	EXPECT_GE(MAX_NTH, nth.n);
+	close(nth.fd);
+	ksft_print_msg("open_rank: %u fault sites swept (n = 1..%u)\n", fired,
+		       fired + 1);
+	EXPECT_LT(0, fired);
+}
+
+TEST_HARNESS_MAIN
