@@ -45,6 +45,26 @@ static inline long long sysfs_rank_attr(unsigned int rank, const char *attr)
 	return v;
 }
 
+/*
+ * A "Key:" line of /proc/self/status in kB ("VmPin:" = pages pinned and
+ * charged to RLIMIT_MEMLOCK, "VmLck:"); -1 if absent.
+ */
+static inline long proc_status_kb(const char *key)
+{
+	size_t klen = strlen(key);
+	char line[256];
+	long v = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen))
+			v = strtol(line + klen, NULL, 10);
+	fclose(f);
+	return v;
+}
+
 /* Run a shell command, return its exit status (or -1). */
 static inline int run_cmd(const char *cmd)
 {

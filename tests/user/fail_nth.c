@@ -177,23 +177,6 @@ static bool nth_disarm(struct __test_metadata *_metadata, struct nth *s)
 
 /* ------------------------------------------------------------- helpers */
 
-/* "VmPin:" or "VmLck:" of /proc/self/status, in kB; -1 if absent. */
-static long status_kb(const char *key)
-{
-	size_t klen = strlen(key);
-	char line[256];
-	long v = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, klen))
-			v = strtol(line + klen, NULL, 10);
-	fclose(f);
-	return v;
-}
-
 struct counters {
 	long long mram, wram, pinned, jobs;
 	long vmpin, vmlck;
@@ -205,8 +188,8 @@ static void read_counters(struct counters *c)
 	c->wram = sysfs_rank_attr(RANK, "wram_resident_bytes");	/* -1 if absent */
 	c->pinned = sysfs_rank_attr(RANK, "pinned_pages");
 	c->jobs = sysfs_rank_attr(RANK, "async_jobs");
-	c->vmpin = status_kb("VmPin:");
-	c->vmlck = status_kb("VmLck:");
+	c->vmpin = proc_status_kb("VmPin:");
+	c->vmlck = proc_status_kb("VmLck:");
 }
 
 /* A window of one DPU's memory, snapshotted before the call. */

@@ -22,22 +22,6 @@
 
 #define PAGE 4096UL
 
-/* VmPin or VmLck of this process, in kB; -1 if not found. */
-static long status_kb(const char *key)
-{
-	char line[256];
-	long v = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)))
-			v = strtol(line + strlen(key), NULL, 10);
-	fclose(f);
-	return v;
-}
-
 static int sync_fd(int fd)
 {
 	struct dpusim_sync s = { .size = sizeof(s) };
@@ -112,12 +96,12 @@ TEST_F(rank, alternating_blocks_pin_each_page_once)
 			_exit(10);
 		if (xfer(self->fd, &x))
 			_exit(11);
-		pin = status_kb("VmPin:");
+		pin = proc_status_kb("VmPin:");
 		if (pin != 0 && pin != 8)	/* 0 once the job is done */
 			_exit(12);
 		if (sync_fd(self->fd))
 			_exit(13);
-		if (status_kb("VmPin:") != 0)
+		if (proc_status_kb("VmPin:") != 0)
 			_exit(14);
 		_exit(0);
 	}
@@ -162,7 +146,7 @@ TEST_F(rank, sync_transfer_charged_to_memlock)
 			_exit(10);
 		if (xfer(self->fd, &x) != -1 || errno != ENOMEM)
 			_exit(11);
-		if (status_kb("VmPin:") != 0)
+		if (proc_status_kb("VmPin:") != 0)
 			_exit(12);
 		b.length = x.length = 16 * PAGE;	/* at the limit */
 		if (xfer(self->fd, &x))

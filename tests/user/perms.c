@@ -66,21 +66,6 @@ child_fail(int line, const char *cond, const char *fmt, ...)
 			child_fail(__LINE__, #cond, " " __VA_ARGS__);	\
 	} while (0)
 
-static long vm_pin_kb(void)
-{
-	char line[256];
-	long v = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "VmPin:", 6))
-			v = strtol(line + 6, NULL, 10);
-	fclose(f);
-	return v;
-}
-
 /* Set RLIMIT_MEMLOCK, then become UID, with the test group or not. */
 static void drop(bool with_group, rlim_t memlock)
 {
@@ -92,7 +77,7 @@ static void drop(bool with_group, rlim_t memlock)
 	CHECK(!setresgid(UID, UID, UID), "%s", strerror(errno));
 	CHECK(!setresuid(UID, UID, UID), "%s", strerror(errno));
 	CHECK(getuid() == UID && geteuid() == UID && getegid() == UID);
-	CHECK(vm_pin_kb() == 0, "VmPin %ld kB at the start", vm_pin_kb());
+	CHECK(proc_status_kb("VmPin:") == 0, "VmPin %ld kB at the start", proc_status_kb("VmPin:"));
 }
 
 static void *map_pages(size_t pages)
@@ -178,7 +163,7 @@ static void check_untouched(int fd, uint8_t *back)
 	CHECK(sysfs_rank_attr(RANK, "async_jobs") <= 0);
 	CHECK(dpu_holds(fd, back, 0, NULL, 17 * PAGE));
 	CHECK(dpu_holds(fd, back, 1, NULL, 17 * PAGE));
-	CHECK(vm_pin_kb() == 0, "VmPin %ld kB", vm_pin_kb());
+	CHECK(proc_status_kb("VmPin:") == 0, "VmPin %ld kB", proc_status_kb("VmPin:"));
 }
 
 static int child_no_group(void)
@@ -241,16 +226,16 @@ static int memlock_to_dpu(uint32_t flags)
 	r = xfer_same(fd, flags, buf, 16 * PAGE, 1);
 	CHECK(r == 0, "16 pages under a 16-page limit: %s", strerror(r));
 	CHECK(sync_rank(fd) == 0);
-	CHECK(vm_pin_kb() == 0, "VmPin %ld kB after the transfer", vm_pin_kb());
+	CHECK(proc_status_kb("VmPin:") == 0, "VmPin %ld kB after the transfer", proc_status_kb("VmPin:"));
 	r = xfer_same(fd, flags, buf, 16 * PAGE, 2);
 	CHECK(r == 0, "16 pages named by two DPUs' blocks: %s", strerror(r));
 	CHECK(sync_rank(fd) == 0);
-	CHECK(vm_pin_kb() == 0, "VmPin %ld kB after the transfer", vm_pin_kb());
+	CHECK(proc_status_kb("VmPin:") == 0, "VmPin %ld kB after the transfer", proc_status_kb("VmPin:"));
 	CHECK(dpu_holds(fd, back, 0, copy, 16 * PAGE));
 	CHECK(dpu_holds(fd, back, 1, copy, 16 * PAGE));
 	CHECK(sysfs_rank_attr(RANK, "mram_resident_bytes") == 32 * PAGE, "%lld",
 	      sysfs_rank_attr(RANK, "mram_resident_bytes"));
-	CHECK(vm_pin_kb() == 0, "VmPin %ld kB after the read-back", vm_pin_kb());
+	CHECK(proc_status_kb("VmPin:") == 0, "VmPin %ld kB after the read-back", proc_status_kb("VmPin:"));
 	CHECK(!close(fd));
 	return 0;
 }
@@ -285,13 +270,13 @@ static int memlock_from_dpu(uint32_t flags)
 	CHECK(sync_rank(fd) == 0);
 	for (i = 0; i < 17 * PAGE; i++)
 		CHECK(buf[i] == 0xee, "the refused transfer wrote byte %zu", i);
-	CHECK(vm_pin_kb() == 0, "VmPin %ld kB", vm_pin_kb());
+	CHECK(proc_status_kb("VmPin:") == 0, "VmPin %ld kB", proc_status_kb("VmPin:"));
 	r = xfer_same(fd, DPUSIM_XFER_FROM_DPU | flags, buf, 16 * PAGE, 1);
 	CHECK(r == 0, "16 pages under a 16-page limit: %s", strerror(r));
 	CHECK(sync_rank(fd) == 0);
 	CHECK(!memcmp(buf, src, 8 * PAGE) && !memcmp(buf + 8 * PAGE, src, 8 * PAGE));
 	CHECK(buf[16 * PAGE] == 0xee);
-	CHECK(vm_pin_kb() == 0, "VmPin %ld kB", vm_pin_kb());
+	CHECK(proc_status_kb("VmPin:") == 0, "VmPin %ld kB", proc_status_kb("VmPin:"));
 	CHECK(!close(fd));
 	return 0;
 }
@@ -319,11 +304,11 @@ static int child_broadcast(void)
 	r = xfer_same(fd, DPUSIM_XFER_ASYNC, buf, BCAST_LEN, BCAST_DPUS);
 	CHECK(r == 0, "1 MiB async broadcast to %d DPUs from one buffer under an %lu MiB RLIMIT_MEMLOCK: %s",
 	      BCAST_DPUS, BCAST_LIMIT >> 20, strerror(r));
-	pin = vm_pin_kb();
+	pin = proc_status_kb("VmPin:");
 	CHECK(pin == 0 || pin == (long)(BCAST_LEN >> 10),
 	      "VmPin %ld kB while queued (1 MiB of distinct pages)", pin);
 	CHECK(sync_rank(fd) == 0);
-	CHECK(vm_pin_kb() == 0, "VmPin %ld kB after SYNC", vm_pin_kb());
+	CHECK(proc_status_kb("VmPin:") == 0, "VmPin %ld kB after SYNC", proc_status_kb("VmPin:"));
 	CHECK(sysfs_rank_attr(RANK, "mram_resident_bytes") ==
 	      (long long)BCAST_DPUS * BCAST_LEN);
 	CHECK(dpu_holds(fd, back, 0, buf, BCAST_LEN));
@@ -331,7 +316,7 @@ static int child_broadcast(void)
 	/* the same synchronously */
 	r = xfer_same(fd, 0, buf, BCAST_LEN, BCAST_DPUS);
 	CHECK(r == 0, "synchronous broadcast: %s", strerror(r));
-	CHECK(vm_pin_kb() == 0, "VmPin %ld kB", vm_pin_kb());
+	CHECK(proc_status_kb("VmPin:") == 0, "VmPin %ld kB", proc_status_kb("VmPin:"));
 	CHECK(!close(fd));
 	return 0;
 }
