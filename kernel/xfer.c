@@ -181,6 +181,7 @@ int dpusim_xfer_check(const struct dpusim_rank *rank,
 					    dpus[i].nr_blocks, &bytes);
 		if (ret)
 			return ret;
+		cond_resched();
 		total += bytes;
 		if (total > DPUSIM_XFER_MAX_BYTES)
 			return -E2BIG;
@@ -284,6 +285,7 @@ static unsigned long dpusim_xfer_nr_pages(struct dpusim_order *o, bool *sorted)
 		if (nr && (addr & PAGE_MASK) < last)
 			*sorted = false;
 		dpusim_piece_pages(&last, &nr, addr, len);
+		cond_resched();
 	}
 	return nr;
 }
@@ -409,6 +411,7 @@ static int dpusim_xfer_pin_scattered(struct dpusim_rank *rank,
 			}
 			cond_resched();
 		}
+		cond_resched();	/* also for pieces in pages seen before */
 	}
 
 	/* 2: number them in address order, pin runs of adjacent pages */
