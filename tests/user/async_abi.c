@@ -174,7 +174,6 @@ TEST_F(async, bad_block_address_at_submit)
 TEST_F(async, memlock_limit_enomem)
 {
 	long long ioctls = sysfs_rank_attr(0, "xfer_ioctls");
-	int status;
 	pid_t pid;
 
 	pid = fork();
@@ -211,9 +210,7 @@ TEST_F(async, memlock_limit_enomem)
 			_exit(15);
 		_exit(0);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, child_exit_status(pid));
 	EXPECT_EQ(4096, sysfs_rank_attr(0, "mram_resident_bytes"));
 	EXPECT_EQ(ioctls + 1, sysfs_rank_attr(0, "xfer_ioctls"));
 	EXPECT_EQ(0, sync_rank(self->fd, &self->s));
@@ -246,7 +243,7 @@ TEST_F(async, close_with_queued_transfer)
 /* A process that exits with a transfer queued leaves the rank free. */
 TEST_F(async, exit_with_queued_transfer)
 {
-	int status, fd;
+	int fd;
 	pid_t pid;
 
 	close(self->fd);
@@ -263,9 +260,7 @@ TEST_F(async, exit_with_queued_transfer)
 			_exit(11);
 		_exit(0);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, child_exit_status(pid));
 	fd = open(RANK_PATH(0), O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(getpid(), sysfs_rank_attr(0, "owner_pid"));

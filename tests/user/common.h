@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "uapi/dpusim.h"
@@ -63,6 +64,16 @@ static inline long proc_status_kb(const char *key)
 			v = strtol(line + klen, NULL, 10);
 	fclose(f);
 	return v;
+}
+
+/* Wait for child @pid: its exit status, or -1 if it did not exit normally. */
+static inline int child_exit_status(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }
 
 /* Run a shell command, return its exit status (or -1). */

@@ -79,7 +79,6 @@ TEST_F(rank, alternating_blocks_pin_each_page_once)
 		.length = nr * 8, .nr_dpus = 1, .nr_blocks = nr,
 		.dpus = (uintptr_t)&d, .blocks = (uintptr_t)b,
 	};
-	int status;
 	pid_t pid;
 
 	ASSERT_NE(NULL, b);
@@ -105,9 +104,7 @@ TEST_F(rank, alternating_blocks_pin_each_page_once)
 			_exit(14);
 		_exit(0);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, child_exit_status(pid));
 	EXPECT_EQ(0, sysfs_rank_attr(0, "pinned_pages"));
 
 	/* And the bytes are those of the blocks, in order. */
@@ -134,7 +131,6 @@ TEST_F(rank, sync_transfer_charged_to_memlock)
 		.size = sizeof(x), .length = len, .nr_dpus = 1, .nr_blocks = 1,
 		.dpus = (uintptr_t)&d, .blocks = (uintptr_t)&b,
 	};
-	int status;
 	pid_t pid;
 
 	ASSERT_NE(NULL, buf);
@@ -153,9 +149,7 @@ TEST_F(rank, sync_transfer_charged_to_memlock)
 			_exit(13);
 		_exit(0);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, child_exit_status(pid));
 	EXPECT_EQ(16 * PAGE, sysfs_rank_attr(0, "mram_resident_bytes"));
 	free(buf);
 }
@@ -253,7 +247,6 @@ static int rank_info(int fd)
 /* 5: owner_pid is the process that last used the fd (fork). */
 TEST_F(rank, owner_pid_follows_the_caller)
 {
-	int status;
 	pid_t pid;
 
 	EXPECT_EQ(getpid(), sysfs_rank_attr(0, "owner_pid"));
@@ -264,9 +257,7 @@ TEST_F(rank, owner_pid_follows_the_caller)
 			_exit(10);
 		_exit(sysfs_rank_attr(0, "owner_pid") == getpid() ? 0 : 11);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, child_exit_status(pid));
 	ASSERT_EQ(0, rank_info(self->fd));
 	EXPECT_EQ(getpid(), sysfs_rank_attr(0, "owner_pid"));
 }
@@ -295,15 +286,13 @@ TEST_F(rank, owner_pid_in_the_readers_namespace)
 				_exit(13);
 			_exit(sysfs_rank_attr(0, "owner_pid") == 1 ? 0 : 14);
 		}
-		if (waitpid(inner, &status, 0) != inner || !WIFEXITED(status))
-			_exit(15);
-		_exit(WEXITSTATUS(status));
+		status = child_exit_status(inner);
+		_exit(status < 0 ? 15 : status);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	if (WEXITSTATUS(status) == 42)
+	status = child_exit_status(pid);
+	if (status == 42)
 		SKIP(return, "this kernel has no PID namespaces (CONFIG_PID_NS)");
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, status);
 }
 
 /* 5: WRAM pages count in wram_resident_bytes, not in mram_resident_bytes. */

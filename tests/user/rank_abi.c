@@ -149,7 +149,6 @@ TEST_F(rank, second_open_busy)
 /* Another process cannot take the rank either. */
 TEST_F(rank, other_process_busy)
 {
-	int status;
 	pid_t pid = fork();
 
 	ASSERT_LE(0, pid);
@@ -158,9 +157,7 @@ TEST_F(rank, other_process_busy)
 
 		_exit(fd < 0 && errno == EBUSY ? 0 : 1);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, child_exit_status(pid));
 }
 
 TEST_F(rank, sysfs_owner)
