@@ -220,4 +220,543 @@ struct dpusim_sync {
 
 #define DPUSIM_IOCTL_SYNC	_IO(DPUSIM_TYPE, DPUSIM_CMD_SYNC)
 
+/*
+ * ------------------------------------------------------------------------
+ * Tag matching: /dev/dpusim/tm (shared/design/tag-matching.md)
+ *
+ * One context per open file; every object (memory region, completion
+ * queue, TM-SRQ, QP) belongs to the context and is destroyed with it
+ * (close, process exit).  Objects are named by per-context handles; SRQs
+ * and QPs also have a module-wide number (@srq_num, @qp_num) by which
+ * processes of the same user connect.  Memory-region keys are module wide
+ * too (a rendezvous names the sender's region by rkey).
+ *
+ * Numeric values are rdma-core's (libibverbs verbs.h, tm_types.h), so the
+ * DTM_* names of the library's dtm.h are the same numbers.
+ *
+ * Extra errno meanings of the tag-matching ioctls:
+ *   ENOENT     no object with that handle, number or key
+ *   EBUSY      destroying a CQ that an SRQ or QP still uses
+ *   ENOMEM     also: max_num_tags or max_ops exceeded (the call's
+ *              @nr_done names the first operation not carried out)
+ *   ENOSPC     a per-context object limit (DPUSIM_TM_MAX_*) is reached
+ *   EACCES     connecting to an SRQ of another user; a region's access
+ *              flags do not allow the use
+ *   EISCONN    the QP is already connected
+ *   ENOTCONN   sending on a QP that was never connected
+ *   ECONNRESET the peer of the connection is gone
+ *   EAGAIN     an unexpected or no-tag message found no untagged buffer
+ *              (nothing consumed: send again after the receiver posts one)
+ *   EOVERFLOW  a completion could not be written because the CQ is full:
+ *              the operation was not carried out, the CQ is marked
+ *              (DPUSIM_TM_CQ_F_OVERRUN, @overruns in its ring) and the
+ *              next call of the CQ's context fails once with EOVERFLOW
+ *   EREMOTEIO  the receiver's CQ is full (it got EOVERFLOW); nothing sent
+ * ------------------------------------------------------------------------
+ */
+#define DPUSIM_TM_CMD_BASE	0xA0
+
+enum {
+	DPUSIM_CMD_TM_QUERY = DPUSIM_TM_CMD_BASE,
+	DPUSIM_CMD_TM_REG_MR,
+	DPUSIM_CMD_TM_DEREG_MR,
+	DPUSIM_CMD_TM_CREATE_CQ,
+	DPUSIM_CMD_TM_DESTROY_CQ,
+	DPUSIM_CMD_TM_CREATE_SRQ,
+	DPUSIM_CMD_TM_DESTROY_SRQ,
+	DPUSIM_CMD_TM_CREATE_QP,
+	DPUSIM_CMD_TM_DESTROY_QP,
+	DPUSIM_CMD_TM_CONNECT,
+	DPUSIM_CMD_TM_POST_SRQ_OPS,
+	DPUSIM_CMD_TM_POST_SRQ_RECV,
+	DPUSIM_CMD_TM_POST_SEND,
+};
+
+/* Capabilities and limits (E2BIG above the per-call ones) */
+#define DPUSIM_TM_MAX_NUM_TAGS		16384U	/* tags one SRQ's list holds */
+#define DPUSIM_TM_MAX_OPS		16384U	/* list ops of one call */
+#define DPUSIM_TM_MAX_SRQ_WR		16384U	/* untagged buffers per SRQ */
+#define DPUSIM_TM_MAX_SGE		16U	/* entries of one sg list */
+#define DPUSIM_TM_MAX_RNDV_HDR_SIZE	64U	/* TMH + RVH + metadata */
+#define DPUSIM_TM_MAX_INLINE		256U	/* DPUSIM_TM_SEND_INLINE bytes */
+#define DPUSIM_TM_MAX_QP_RECV		64U	/* bytes of a message to a QP */
+#define DPUSIM_TM_MAX_CQE		65536U	/* entries of one CQ */
+#define DPUSIM_TM_MAX_WR		4096U	/* work requests of one call */
+#define DPUSIM_TM_MAX_MSG		(1U << 30)	/* bytes of one message */
+#define DPUSIM_TM_MAX_MR		4096U	/* regions per context */
+#define DPUSIM_TM_MAX_CQ		256U	/* CQs per context */
+#define DPUSIM_TM_MAX_SRQ		256U	/* SRQs per context */
+#define DPUSIM_TM_MAX_QP		1024U	/* QPs per context */
+
+/* dpusim_tm_query::cap_flags */
+#define DPUSIM_TM_CAP_RC		(1U << 0)	/* IBV_TM_CAP_RC */
+
+/**
+ * struct dpusim_tm_query - DPUSIM_IOCTL_TM_QUERY
+ * @size: sizeof(struct dpusim_tm_query)
+ * @flags: must be 0
+ * @max_num_tags: out, DPUSIM_TM_MAX_NUM_TAGS
+ * @max_ops: out, DPUSIM_TM_MAX_OPS
+ * @max_sge: out, DPUSIM_TM_MAX_SGE
+ * @max_rndv_hdr_size: out, DPUSIM_TM_MAX_RNDV_HDR_SIZE
+ * @max_srq_wr: out, DPUSIM_TM_MAX_SRQ_WR
+ * @max_cqe: out, DPUSIM_TM_MAX_CQE
+ * @max_inline: out, DPUSIM_TM_MAX_INLINE
+ * @max_qp_recv: out, DPUSIM_TM_MAX_QP_RECV
+ * @max_msg: out, DPUSIM_TM_MAX_MSG
+ * @cap_flags: out, DPUSIM_TM_CAP_*
+ */
+struct dpusim_tm_query {
+	__u32 size;
+	__u32 flags;
+	__u32 max_num_tags;
+	__u32 max_ops;
+	__u32 max_sge;
+	__u32 max_rndv_hdr_size;
+	__u32 max_srq_wr;
+	__u32 max_cqe;
+	__u32 max_inline;
+	__u32 max_qp_recv;
+	__u32 max_msg;
+	__u32 cap_flags;
+};
+
+#define DPUSIM_IOCTL_TM_QUERY	_IO(DPUSIM_TYPE, DPUSIM_CMD_TM_QUERY)
+
+/* Access flags of a memory region (IBV_ACCESS_*) */
+enum {
+	DPUSIM_TM_ACCESS_LOCAL_WRITE = 1 << 0,
+	DPUSIM_TM_ACCESS_REMOTE_WRITE = 1 << 1,
+	DPUSIM_TM_ACCESS_REMOTE_READ = 1 << 2,
+};
+
+/* dpusim_tm_reg_mr::flags */
+enum {
+	/*
+	 * The region is @length bytes of MRAM of DPU @dpu at byte offset
+	 * @addr, on the rank open as @rank_fd (the caller's own open file of
+	 * /dev/dpusim/rankN).  Its addresses (sge addr, RVH va) are MRAM
+	 * offsets.  The pages are allocated at registration (ENOSPC over
+	 * the module's budget) and the rank stays owned until the region is
+	 * gone.  Not charged to RLIMIT_MEMLOCK: nothing of the process is
+	 * pinned.
+	 */
+	DPUSIM_TM_MR_MRAM = 1 << 0,
+};
+
+/**
+ * struct dpusim_tm_reg_mr - DPUSIM_IOCTL_TM_REG_MR
+ * @size: sizeof(struct dpusim_tm_reg_mr)
+ * @flags: DPUSIM_TM_MR_*
+ * @addr: user address of the region (MRAM offset with DPUSIM_TM_MR_MRAM)
+ * @length: bytes, 1 .. DPUSIM_TM_MAX_MSG
+ * @access: DPUSIM_TM_ACCESS_*
+ * @rank_fd: DPUSIM_TM_MR_MRAM: an open /dev/dpusim/rankN; else must be 0
+ * @dpu: DPUSIM_TM_MR_MRAM: DPU index in the rank; else must be 0
+ * @lkey: out, the key local work requests name the region by; also its
+ *        handle for DPUSIM_IOCTL_TM_DEREG_MR
+ * @rkey: out, the key a rendezvous (RVH) names the region by
+ *
+ * Pins the pages long-term (FOLL_LONGTERM; written through when
+ * LOCAL_WRITE or REMOTE_WRITE is set) and charges them to the caller's
+ * RLIMIT_MEMLOCK as pinned memory (mm->pinned_vm), CAP_IPC_LOCK exempt.
+ * Errors: EINVAL (unknown flag or access bit, zero length, fields that
+ * must be 0), E2BIG (@length over DPUSIM_TM_MAX_MSG), EOVERFLOW (@addr +
+ * @length wraps, or leaves the DPU's MRAM), EFAULT (the range is not
+ * mapped), ENOMEM (RLIMIT_MEMLOCK), EBADF (@rank_fd is not open),
+ * ENODEV (@rank_fd is not a rank), ENOSPC (the MRAM budget, or
+ * DPUSIM_TM_MAX_MR regions).
+ */
+struct dpusim_tm_reg_mr {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__u32 access;
+	__s32 rank_fd;
+	__u32 dpu;
+	__u32 lkey;
+	__u32 rkey;
+	__u32 __reserved;
+};
+
+#define DPUSIM_IOCTL_TM_REG_MR	_IO(DPUSIM_TYPE, DPUSIM_CMD_TM_REG_MR)
+
+/**
+ * struct dpusim_tm_destroy - DPUSIM_IOCTL_TM_DEREG_MR, _DESTROY_CQ,
+ *                            _DESTROY_SRQ, _DESTROY_QP
+ * @size: sizeof(struct dpusim_tm_destroy)
+ * @flags: must be 0
+ * @handle: the object's handle (lkey for a region)
+ * @__reserved: must be 0
+ *
+ * A region stays pinned until the buffers posted with it are consumed or
+ * dropped; its keys stop working at once.  A CQ used by an SRQ or a QP
+ * fails with EBUSY.  Destroying an SRQ drops its posted buffers and ends
+ * its connections (the QPs get a DPUSIM_TM_WC_WR_FLUSH_ERR completion);
+ * destroying a QP ends its connection (the SRQ's CQ gets one).
+ */
+struct dpusim_tm_destroy {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 __reserved;
+};
+
+#define DPUSIM_IOCTL_TM_DEREG_MR	_IO(DPUSIM_TYPE, DPUSIM_CMD_TM_DEREG_MR)
+#define DPUSIM_IOCTL_TM_DESTROY_CQ	_IO(DPUSIM_TYPE, DPUSIM_CMD_TM_DESTROY_CQ)
+#define DPUSIM_IOCTL_TM_DESTROY_SRQ	_IO(DPUSIM_TYPE, DPUSIM_CMD_TM_DESTROY_SRQ)
+#define DPUSIM_IOCTL_TM_DESTROY_QP	_IO(DPUSIM_TYPE, DPUSIM_CMD_TM_DESTROY_QP)
+
+/*
+ * The completion ring of a CQ, mapped with mmap(ctx fd, @mmap_offset,
+ * @mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED).  The kernel writes
+ * entries and then @producer (release); the process reads entries while
+ * @consumer != @producer and then advances @consumer (release).  Indexes
+ * run freely (u32, wrapping); entry i is at entries[i & (nr_entries - 1)].
+ * The kernel keeps its own producer index and nr_entries and never reads
+ * anything of the mapping but @consumer, which it only uses to decide
+ * whether the ring is full (a consumer more than nr_entries behind, or
+ * ahead, counts as full).
+ */
+struct dpusim_tm_cq_ring {
+	__u32 producer;
+	__u32 __pad0[15];
+	__u32 consumer;
+	__u32 __pad1[15];
+	__u32 nr_entries;	/* a power of two */
+	__u32 entry_size;	/* sizeof(struct dpusim_tm_cqe) */
+	__u32 flags;		/* DPUSIM_TM_CQ_F_* */
+	__u32 overruns;		/* completions refused because full */
+	__u32 __pad2[12];
+};
+
+#define DPUSIM_TM_CQ_F_OVERRUN		(1U << 0)
+/* Byte offset of entries[0] in the mapping */
+#define DPUSIM_TM_CQ_RING_ENTRIES	256U
+
+/* Completion opcodes (enum ibv_wc_opcode) */
+enum {
+	DPUSIM_TM_WC_SEND = 0,
+	DPUSIM_TM_WC_RDMA_READ = 2,
+	DPUSIM_TM_WC_RECV = 128,
+	DPUSIM_TM_WC_TM_ADD = 130,
+	DPUSIM_TM_WC_TM_DEL = 131,
+	DPUSIM_TM_WC_TM_SYNC = 132,
+	DPUSIM_TM_WC_TM_RECV = 133,
+	DPUSIM_TM_WC_TM_NO_TAG = 134,
+};
+
+/* Completion flags (enum ibv_wc_flags) */
+enum {
+	DPUSIM_TM_WC_F_TM_SYNC_REQ = 1 << 4,
+	DPUSIM_TM_WC_F_TM_MATCH = 1 << 5,
+	DPUSIM_TM_WC_F_TM_DATA_VALID = 1 << 6,
+	/* dpusim: the message is in @data (receives on a QP) */
+	DPUSIM_TM_WC_F_INLINE = 1 << 8,
+};
+
+/* Completion status (enum ibv_wc_status) */
+enum {
+	DPUSIM_TM_WC_SUCCESS = 0,
+	DPUSIM_TM_WC_LOC_LEN_ERR = 1,
+	DPUSIM_TM_WC_WR_FLUSH_ERR = 5,
+	DPUSIM_TM_WC_REM_ACCESS_ERR = 10,
+	DPUSIM_TM_WC_GENERAL_ERR = 21,
+	DPUSIM_TM_WC_TM_ERR = 22,
+	DPUSIM_TM_WC_TM_RNDV_INCOMPLETE = 23,
+};
+
+/**
+ * struct dpusim_tm_cqe - one completion, 128 bytes
+ * @wr_id: the work request's wr_id (recv_wr_id for a tagged buffer)
+ * @tag: TM_RECV: the message's tag (TMH)
+ * @byte_len: bytes written to the buffer (for a rendezvous MATCH
+ *            completion: the length the RVH announces)
+ * @priv: TM_RECV: app_ctx of the TMH
+ * @qp_num: the QP (or, on an SRQ's CQ, the SRQ number) it belongs to
+ * @src_qp: receives at an SRQ: the sending QP's number; the SRQ-side
+ *          DPUSIM_IOCTL_TM_POST_SEND names it as @remote_qpn
+ * @opcode: DPUSIM_TM_WC_* opcode
+ * @status: DPUSIM_TM_WC_* status
+ * @wc_flags: DPUSIM_TM_WC_F_*
+ * @handle: TM_ADD/TM_DEL: the tag entry's handle; TM_RECV: the handle of
+ *          the entry the message consumed
+ * @__reserved: 0
+ * @data: DPUSIM_TM_WC_F_INLINE: the first @byte_len bytes of the message
+ */
+struct dpusim_tm_cqe {
+	__aligned_u64 wr_id;
+	__aligned_u64 tag;
+	__u32 byte_len;
+	__u32 priv;
+	__u32 qp_num;
+	__u32 src_qp;
+	__u8 opcode;
+	__u8 status;
+	__u16 wc_flags;
+	__u32 handle;
+	__u32 __reserved[6];
+	__u8 data[64];
+};
+
+/**
+ * struct dpusim_tm_create_cq - DPUSIM_IOCTL_TM_CREATE_CQ
+ * @size: sizeof(struct dpusim_tm_create_cq)
+ * @flags: must be 0
+ * @cqe: in, entries wanted, 1 .. DPUSIM_TM_MAX_CQE; out, the ring's
+ *       nr_entries (rounded up to a power of two)
+ * @handle: out
+ * @mmap_offset: out, where to mmap the ring on the context's fd
+ * @mmap_size: out, the size to map (exactly)
+ */
+struct dpusim_tm_create_cq {
+	__u32 size;
+	__u32 flags;
+	__u32 cqe;
+	__u32 handle;
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+};
+
+#define DPUSIM_IOCTL_TM_CREATE_CQ	_IO(DPUSIM_TYPE, DPUSIM_CMD_TM_CREATE_CQ)
+
+/**
+ * struct dpusim_tm_create_srq - DPUSIM_IOCTL_TM_CREATE_SRQ
+ * @size: sizeof(struct dpusim_tm_create_srq)
+ * @flags: must be 0
+ * @cq_handle: the CQ of all its completions
+ * @max_num_tags: 1 .. DPUSIM_TM_MAX_NUM_TAGS
+ * @max_ops: 1 .. DPUSIM_TM_MAX_OPS
+ * @max_wr: untagged buffers, 1 .. DPUSIM_TM_MAX_SRQ_WR
+ * @max_sge: 1 .. DPUSIM_TM_MAX_SGE
+ * @handle: out
+ * @srq_num: out, module-wide number QPs connect to
+ * @__reserved: must be 0
+ */
+struct dpusim_tm_create_srq {
+	__u32 size;
+	__u32 flags;
+	__u32 cq_handle;
+	__u32 max_num_tags;
+	__u32 max_ops;
+	__u32 max_wr;
+	__u32 max_sge;
+	__u32 handle;
+	__u32 srq_num;
+	__u32 __reserved;
+};
+
+#define DPUSIM_IOCTL_TM_CREATE_SRQ	_IO(DPUSIM_TYPE, DPUSIM_CMD_TM_CREATE_SRQ)
+
+/**
+ * struct dpusim_tm_create_qp - DPUSIM_IOCTL_TM_CREATE_QP
+ * @size: sizeof(struct dpusim_tm_create_qp)
+ * @flags: must be 0
+ * @cq_handle: the CQ of its send completions and of what it receives
+ * @max_sge: 1 .. DPUSIM_TM_MAX_SGE
+ * @handle: out
+ * @qp_num: out, module-wide number
+ */
+struct dpusim_tm_create_qp {
+	__u32 size;
+	__u32 flags;
+	__u32 cq_handle;
+	__u32 max_sge;
+	__u32 handle;
+	__u32 qp_num;
+};
+
+#define DPUSIM_IOCTL_TM_CREATE_QP	_IO(DPUSIM_TYPE, DPUSIM_CMD_TM_CREATE_QP)
+
+/**
+ * struct dpusim_tm_connect - DPUSIM_IOCTL_TM_CONNECT
+ * @size: sizeof(struct dpusim_tm_connect)
+ * @flags: must be 0
+ * @qp_handle: the caller's QP
+ * @srq_num: the TM-SRQ it sends to, possibly another process's (same
+ *           effective uid, else EACCES)
+ */
+struct dpusim_tm_connect {
+	__u32 size;
+	__u32 flags;
+	__u32 qp_handle;
+	__u32 srq_num;
+};
+
+#define DPUSIM_IOCTL_TM_CONNECT	_IO(DPUSIM_TYPE, DPUSIM_CMD_TM_CONNECT)
+
+/*
+ * Wire headers of tag-matching messages (struct ibv_tmh / ibv_rvh of
+ * rdma-core's tm_types.h): 16 bytes each, fields big-endian.
+ * Eager: TMH | payload.  Rendezvous request: TMH | RVH | metadata (at most
+ * DPUSIM_TM_MAX_RNDV_HDR_SIZE in all).  FIN: the request's TMH | RVH with
+ * the FIN opcode.  No-tag: TMH | anything.
+ */
+enum {
+	DPUSIM_TM_TMH_NO_TAG = 0,
+	DPUSIM_TM_TMH_RNDV = 1,
+	DPUSIM_TM_TMH_FIN = 2,
+	DPUSIM_TM_TMH_EAGER = 3,
+};
+
+struct dpusim_tm_tmh {
+	__u8 opcode;
+	__u8 reserved[3];
+	__be32 app_ctx;
+	__be64 tag;
+};
+
+struct dpusim_tm_rvh {
+	__be64 va;
+	__be32 rkey;
+	__be32 len;
+};
+
+/* An sg entry (struct ibv_sge): @addr in the region named by @lkey */
+struct dpusim_tm_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/* dpusim_tm_ops_wr::opcode (enum ibv_ops_wr_opcode) */
+enum {
+	DPUSIM_TM_WR_TAG_ADD = 0,
+	DPUSIM_TM_WR_TAG_DEL = 1,
+	DPUSIM_TM_WR_TAG_SYNC = 2,
+};
+
+/* dpusim_tm_ops_wr::flags (enum ibv_ops_flags) */
+enum {
+	DPUSIM_TM_OPS_SIGNALED = 1 << 0,
+	DPUSIM_TM_OPS_TM_SYNC = 1 << 1,
+};
+
+/**
+ * struct dpusim_tm_ops_wr - one tag-list operation (struct ibv_ops_wr)
+ * @wr_id: identifies the operation in its completion
+ * @opcode: DPUSIM_TM_WR_TAG_*
+ * @flags: DPUSIM_TM_OPS_*; TAG_SYNC always synchronises
+ * @unexpected_cnt: unexpected messages software has handled (read with
+ *                  DPUSIM_TM_OPS_TM_SYNC or TAG_SYNC)
+ * @handle: TAG_DEL: in, the entry; TAG_ADD: out, written back
+ * @recv_wr_id: TAG_ADD: wr_id of the buffer's receive completions
+ * @sg_list: TAG_ADD: user pointer to struct dpusim_tm_sge[@num_sge],
+ *           regions of the SRQ's context with LOCAL_WRITE
+ * @num_sge: TAG_ADD: 0 .. the SRQ's max_sge
+ * @__reserved: must be 0
+ * @tag: TAG_ADD: the tag
+ * @mask: TAG_ADD: bits of the tag that must match (0: matches any tag)
+ */
+struct dpusim_tm_ops_wr {
+	__aligned_u64 wr_id;
+	__u32 opcode;
+	__u32 flags;
+	__u32 unexpected_cnt;
+	__u32 handle;
+	__aligned_u64 recv_wr_id;
+	__aligned_u64 sg_list;
+	__u32 num_sge;
+	__u32 __reserved;
+	__aligned_u64 tag;
+	__aligned_u64 mask;
+};
+
+/**
+ * struct dpusim_tm_recv_wr - one untagged buffer (struct ibv_recv_wr)
+ * @wr_id: identifies the buffer in its completion
+ * @sg_list: user pointer to struct dpusim_tm_sge[@num_sge]
+ * @num_sge: 0 .. the SRQ's max_sge
+ * @__reserved: must be 0
+ */
+struct dpusim_tm_recv_wr {
+	__aligned_u64 wr_id;
+	__aligned_u64 sg_list;
+	__u32 num_sge;
+	__u32 __reserved;
+};
+
+/* dpusim_tm_send_wr::opcode (enum ibv_wr_opcode) */
+enum {
+	DPUSIM_TM_WR_SEND = 2,
+	DPUSIM_TM_WR_RDMA_READ = 4,
+};
+
+/* dpusim_tm_send_wr::flags (enum ibv_send_flags) */
+enum {
+	DPUSIM_TM_SEND_SIGNALED = 1 << 1,
+	/*
+	 * The sg entries are plain user memory (lkey ignored), copied at
+	 * post time; at most DPUSIM_TM_MAX_INLINE bytes in all.
+	 */
+	DPUSIM_TM_SEND_INLINE = 1 << 3,
+};
+
+/**
+ * struct dpusim_tm_send_wr - one send or RDMA read (struct ibv_send_wr)
+ * @wr_id: identifies it in its completion
+ * @opcode: DPUSIM_TM_WR_SEND or (SRQ side only) DPUSIM_TM_WR_RDMA_READ
+ * @flags: DPUSIM_TM_SEND_*
+ * @sg_list: user pointer to struct dpusim_tm_sge[@num_sge]: the message
+ *           (SEND) or where the read data lands (RDMA_READ, regions with
+ *           LOCAL_WRITE)
+ * @num_sge: 0 .. max_sge of the QP (or the SRQ)
+ * @__reserved: must be 0
+ * @remote_addr: RDMA_READ: address in the remote region
+ * @rkey: RDMA_READ: the remote region, a region of the peer QP's context
+ *        with REMOTE_READ
+ * @__reserved2: must be 0
+ *
+ * A SEND on a QP goes to its SRQ and is matched there: it starts with a
+ * struct dtm_tmh (at least 16 bytes); a rendezvous request is 32 ..
+ * DPUSIM_TM_MAX_RNDV_HDR_SIZE bytes.  A SEND from an SRQ to a connected
+ * QP is at most DPUSIM_TM_MAX_QP_RECV bytes and lands in the completion
+ * (DPUSIM_TM_WC_F_INLINE): FINs and no-tag replies.
+ */
+struct dpusim_tm_send_wr {
+	__aligned_u64 wr_id;
+	__u32 opcode;
+	__u32 flags;
+	__aligned_u64 sg_list;
+	__u32 num_sge;
+	__u32 __reserved;
+	__aligned_u64 remote_addr;
+	__u32 rkey;
+	__u32 __reserved2;
+};
+
+/**
+ * struct dpusim_tm_post - DPUSIM_IOCTL_TM_POST_SRQ_OPS, _POST_SRQ_RECV,
+ *                         _POST_SEND
+ * @size: sizeof(struct dpusim_tm_post)
+ * @flags: POST_SEND: DPUSIM_TM_POST_FROM_SRQ or 0; else must be 0
+ * @handle: the SRQ (POST_SRQ_*, and POST_SEND from an SRQ) or the QP
+ * @remote_qpn: POST_SEND from an SRQ: the connected QP it goes to;
+ *              else must be 0
+ * @nr_wr: entries in @wrs, 1 .. DPUSIM_TM_MAX_WR
+ * @nr_done: out, the work requests carried out; on an error, the index
+ *           of the failing one (the verbs' bad_wr); always written
+ * @wrs: user pointer to @nr_wr struct dpusim_tm_ops_wr,
+ *       dpusim_tm_recv_wr or dpusim_tm_send_wr
+ *
+ * Work requests are carried out in order; the call stops at the first
+ * that fails and returns its error, with those before it done.
+ */
+struct dpusim_tm_post {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 remote_qpn;
+	__u32 nr_wr;
+	__u32 nr_done;
+	__aligned_u64 wrs;
+};
+
+#define DPUSIM_TM_POST_FROM_SRQ		(1U << 0)
+
+#define DPUSIM_IOCTL_TM_POST_SRQ_OPS	_IO(DPUSIM_TYPE, DPUSIM_CMD_TM_POST_SRQ_OPS)
+#define DPUSIM_IOCTL_TM_POST_SRQ_RECV	_IO(DPUSIM_TYPE, DPUSIM_CMD_TM_POST_SRQ_RECV)
+#define DPUSIM_IOCTL_TM_POST_SEND	_IO(DPUSIM_TYPE, DPUSIM_CMD_TM_POST_SEND)
+
 #endif /* _UAPI_DPUSIM_H */
