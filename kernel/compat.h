@@ -30,4 +30,12 @@
 #include <asm/unaligned.h>
 #endif
 
+/* 6.3 made vma->vm_flags read-only: vm_flags_set() changes it. */
+#include <linux/mm.h>
+#if DPUSIM_KVER >= 6003
+#define dpusim_vm_flags_set(vma, flags) vm_flags_set(vma, flags)
+#else
+#define dpusim_vm_flags_set(vma, flags) ((vma)->vm_flags |= (flags))
+#endif
+
 #endif /* _DPUSIM_COMPAT_H */

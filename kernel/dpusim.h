@@ -193,6 +193,7 @@ void dpusim_rank_touch_owner(struct dpusim_rank *rank);
 void dpusim_rank_get(struct dpusim_rank *rank);
 void dpusim_rank_put(struct dpusim_rank *rank);
 void dpusim_rank_release(struct dpusim_rank *rank);
+struct dpusim_rank *dpusim_rank_from_file(struct file *file);
 struct dpusim_rank *dpusim_rank_create(u32 index,
 				       const struct dpusim_geometry *geo,
 				       dev_t devt);

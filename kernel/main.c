@@ -12,6 +12,7 @@
 #include <linux/slab.h>
 
 #include "dpusim.h"
+#include "tm.h"
 
 static unsigned int ranks = 4;
 module_param(ranks, uint, 0444);
@@ -31,6 +32,9 @@ MODULE_PARM_DESC(wram_size, "WRAM bytes per DPU, a multiple of 8 (default 64 KiB
 
 static char *dpusim_devnode(dpusim_devnode_dev *dev, umode_t *mode)
 {
+	/* tag matching decides per object what a process may reach */
+	if (mode && !strcmp(dev_name(dev), "tm"))
+		*mode = 0666;
 	return kasprintf(GFP_KERNEL, "dpusim/%s", dev_name(dev));
 }
 
@@ -68,7 +72,8 @@ static int __init dpusim_init(void)
 	if (!dpusim_ranks)
 		return -ENOMEM;
 
-	ret = alloc_chrdev_region(&dpusim_devt, 0, geo.nr_ranks, "dpusim");
+	/* minors 0 .. nr_ranks - 1: the ranks; nr_ranks: tm */
+	ret = alloc_chrdev_region(&dpusim_devt, 0, geo.nr_ranks + 1, "dpusim");
 	if (ret)
 		goto err_free;
 
@@ -87,6 +92,10 @@ static int __init dpusim_init(void)
 		dpusim_ranks[dpusim_nr_ranks++] = rank;
 	}
 
+	ret = dpusim_tm_create(MKDEV(MAJOR(dpusim_devt), geo.nr_ranks));
+	if (ret)
+		goto err_ranks;
+
 	pr_info("%u ranks of %u DPUs, %llu bytes MRAM and %u bytes WRAM per DPU\n",
 		geo.nr_ranks, geo.nr_dpus, geo.mram_size, geo.wram_size);
 	return 0;
@@ -95,7 +104,7 @@ err_ranks:
 	dpusim_destroy_ranks();
 	class_unregister(&dpusim_class);
 err_region:
-	unregister_chrdev_region(dpusim_devt, geo.nr_ranks);
+	unregister_chrdev_region(dpusim_devt, geo.nr_ranks + 1);
 err_free:
 	kfree(dpusim_ranks);
 	return ret;
@@ -105,9 +114,10 @@ static void __exit dpusim_exit(void)
 {
 	u32 nr = dpusim_nr_ranks;
 
+	dpusim_tm_destroy();
 	dpusim_destroy_ranks();
 	class_unregister(&dpusim_class);
-	unregister_chrdev_region(dpusim_devt, nr);
+	unregister_chrdev_region(dpusim_devt, nr + 1);
 	kfree(dpusim_ranks);
 }
 

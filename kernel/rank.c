@@ -299,6 +299,18 @@ static const struct file_operations dpusim_rank_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
+/**
+ * dpusim_rank_from_file - the rank an open file owns
+ * @file: any open file
+ *
+ * Return: the rank if @file is an open /dev/dpusim/rankN (it owns the
+ * rank while open), else NULL.
+ */
+struct dpusim_rank *dpusim_rank_from_file(struct file *file)
+{
+	return file->f_op == &dpusim_rank_fops ? file->private_data : NULL;
+}
+
 static struct dpusim_rank *to_rank(struct device *dev)
 {
 	return container_of(dev, struct dpusim_rank, dev);

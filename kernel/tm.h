@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dpusim tag matching: /dev/dpusim/tm.  The kernel plays the "hardware"
+ * of rdma-core's tag-matching offload (shared/design/tag-matching.md):
+ * it holds the posted tags of each TM-SRQ, matches every message a QP
+ * sends, copies eager payloads, reads rendezvous payloads from the
+ * sender's registered memory, and writes completions into rings mapped by
+ * the owning process.
+ *
+ * One file per object, as rxe does:
+ *   tm_dev.c   the device, the contexts (open files), ioctl dispatch,
+ *              mmap and poll, sysfs counters
+ *   tm_mr.c    memory regions (pinned user memory or DPU MRAM), keys,
+ *              the sg lists that name them and the copy engine
+ *   tm_cq.c    completion queues: the mapped ring
+ *   tm_list.c  the tag list of a TM-SRQ and its sync rule (no locking,
+ *              no device: KUnit tests it alone)
+ *   tm_srq.c   TM-SRQs: list operations, untagged buffers, the matcher
+ *   tm_qp.c    QPs: connect, send, rendezvous, RDMA read, FIN
+ *
+ * Locking, outermost first: ctx->lock (object tables), qp->lock (one send
+ * at a time per QP), srq->lock (the SRQ's serialisation point: matching,
+ * its buffers, its connections), rank->xfer_lock (MRAM regions, at
+ * registration only), cq->lock (spinlock, ring producer), the xarrays'
+ * own locks.
+ */
+#ifndef _DPUSIM_TM_H
+#define _DPUSIM_TM_H
+
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <uapi/dpusim.h>
+
+struct dpusim_rank;
+
+/* Counters of /sys/class/dpusim/tm */
+struct dpusim_tm_stats {
+	atomic64_t messages;
+	atomic64_t matches;
+	atomic64_t unexpected;
+	atomic64_t syncs;
+	atomic64_t rndv_reads;
+	atomic64_t bytes;
+	atomic64_t no_tag;
+	atomic64_t fins;
+	atomic64_t overruns;
+};
+
+/**
+ * struct dpusim_tm_dev - the tag-matching device, one per module
+ * @dev: /sys/class/dpusim/tm
+ * @cdev: /dev/dpusim/tm
+ * @mrs: key -> region, module wide (rkeys cross processes)
+ * @next_mr: cyclic allocation cursor of @mrs
+ * @srqs: srq_num -> SRQ, for CONNECT
+ * @next_srq: cyclic allocation cursor of @srqs
+ * @qps: qp_num -> QP (numbers only; nothing looks QPs up here)
+ * @next_qp: cyclic allocation cursor of @qps
+ * @stats: counters
+ * @contexts: open files
+ * @nr_mrs: regions alive (registered, or unregistered but still in use)
+ * @pinned_pages: user pages the regions hold pinned
+ */
+struct dpusim_tm_dev {
+	struct device dev;
+	struct cdev cdev;
+	struct xarray mrs;
+	u32 next_mr;
+	struct xarray srqs;
+	u32 next_srq;
+	struct xarray qps;
+	u32 next_qp;
+	struct dpusim_tm_stats stats;
+	atomic_t contexts;
+	atomic_t nr_mrs;
+	atomic_long_t pinned_pages;
+};
+
+/**
+ * struct dpusim_tm_ctx - one open file of /dev/dpusim/tm
+ * @ref: held by the file and by each CQ (a mapped ring outlives the file)
+ * @tm: the device
+ * @lock: protects the object tables
+ * @mrs: lkey -> region
+ * @cqs: handle -> CQ
+ * @srqs: handle -> SRQ
+ * @qps: handle -> QP
+ * @nr_mrs: entries of @mrs
+ * @overrun: a CQ of the context refused a completion; the next call
+ *           fails once with -EOVERFLOW
+ * @wait: poll() waiters
+ * @uid: effective uid of the opener
+ * @dead: the file is being released
+ */
+struct dpusim_tm_ctx {
+	struct kref ref;
+	struct dpusim_tm_dev *tm;
+	struct mutex lock;	/* protects the object tables */
+	struct xarray mrs;
+	struct xarray cqs;
+	struct xarray srqs;
+	struct xarray qps;
+	u32 nr_mrs;
+	atomic_t overrun;
+	wait_queue_head_t wait;
+	kuid_t uid;
+	bool dead;
+};
+
+/**
+ * struct dpusim_tm_mr - a memory region
+ * @ref: held by the context until DEREG, and by each sg list naming it
+ * @tm: the device
+ * @ctx: the owning context (identity only: compared, never followed)
+ * @key: lkey == rkey, also the handle
+ * @access: DPUSIM_TM_ACCESS_*
+ * @iova: first address (user address, or MRAM offset)
+ * @length: bytes
+ * @first_off: offset of @iova in pages[0]
+ * @npages: entries of @pages
+ * @pages: the pages, pinned user pages or the DPU's MRAM pages
+ * @rank: MRAM regions: the rank, whose ownership the region holds
+ * @mm: user regions: where the pinned pages are charged
+ */
+struct dpusim_tm_mr {
+	struct kref ref;
+	struct dpusim_tm_dev *tm;
+	const struct dpusim_tm_ctx *ctx;
+	u32 key;
+	u32 access;
+	u64 iova;
+	u64 length;
+	unsigned int first_off;
+	unsigned long npages;
+	struct page **pages;
+	struct dpusim_rank *rank;
+	struct mm_struct *mm;
+};
+
+/* One resolved sg entry: @len bytes at @off from the start of @mr */
+struct dpusim_tm_seg {
+	struct dpusim_tm_mr *mr;
+	u64 off;
+	u32 len;
+};
+
+/* A resolved sg list; holds a reference on each region */
+struct dpusim_tm_sgl {
+	u32 nr;
+	u64 bytes;
+	struct dpusim_tm_seg seg[];
+};
+
+/* A cursor over segments, or over a kernel buffer (@kbuf non-NULL) */
+struct dpusim_tm_iter {
+	const struct dpusim_tm_seg *seg;
+	u32 nr;
+	u32 i;
+	u64 pos;
+	u8 *kbuf;
+	u64 klen;
+};
+
+/**
+ * struct dpusim_tm_cq - a completion queue
+ * @ref: held by its context's table, each mapping, each SRQ or QP using it
+ * @ctx: the owning context (referenced)
+ * @handle: the context's handle
+ * @lock: protects @prod, @reserved, @overruns
+ * @ring: header and entries, vmalloc_user, mapped by the process
+ * @ring_size: bytes of @ring (page multiple)
+ * @nr_entries: entries, a power of two (the kernel's copy)
+ * @prod: producer index (the kernel's copy)
+ * @reserved: entries promised to operations under way
+ * @overruns: completions refused because the ring was full
+ * @users: SRQs and QPs using it (destroy: -EBUSY)
+ */
+struct dpusim_tm_cq {
+	struct kref ref;
+	struct dpusim_tm_ctx *ctx;
+	u32 handle;
+	spinlock_t lock;	/* ring producer side */
+	struct dpusim_tm_cq_ring *ring;
+	size_t ring_size;
+	u32 nr_entries;
+	u32 prod;
+	u32 reserved;
+	u32 overruns;
+	atomic_t users;
+};
+
+/**
+ * struct dpusim_tm_entry - a tagged buffer in a TM-SRQ's list
+ * @node: in the list, post order
+ * @hnode: in a hash bucket (full mask) or in the wildcard list, post order
+ * @seq: post order
+ * @tag: tag & mask
+ * @mask: the mask
+ * @wr_id: recv_wr_id
+ * @handle: the handle
+ * @epoch: eligible once the list's epoch reaches it
+ * @sgl: the buffer
+ */
+struct dpusim_tm_entry {
+	struct list_head node;
+	struct list_head hnode;
+	u64 seq;
+	u64 tag;
+	u64 mask;
+	u64 wr_id;
+	u32 handle;
+	u32 epoch;
+	struct dpusim_tm_sgl *sgl;
+};
+
+/**
+ * struct dpusim_tm_list - the tag list of a TM-SRQ and its sync state
+ * @entries: all entries, post order
+ * @nr: entries in the list
+ * @max: max_num_tags
+ * @buckets: 1 << @hash_bits lists of full-mask entries, by tag
+ * @hash_bits: log2 of the bucket count
+ * @wild: entries whose mask is not all ones, post order
+ * @handles: handle -> entry
+ * @next_handle: cyclic allocation cursor
+ * @wrapped: handles wrapped around once (then every unknown handle of
+ *           the range counts as issued)
+ * @next_seq: post order counter
+ * @hw_cnt: messages the "hardware" declared unexpected
+ * @sw_cnt: the count software last reported
+ * @epoch: entries with epoch <= this are eligible
+ * @pending: entries were added out of sync (epoch + 1)
+ */
+struct dpusim_tm_list {
+	struct list_head entries;
+	u32 nr;
+	u32 max;
+	struct list_head *buckets;
+	unsigned int hash_bits;
+	struct list_head wild;
+	struct xarray handles;
+	u32 next_handle;
+	bool wrapped;
+	u64 next_seq;
+	u32 hw_cnt;
+	u32 sw_cnt;
+	u32 epoch;
+	bool pending;
+};
+
+/* An untagged buffer */
+struct dpusim_tm_rbuf {
+	struct list_head node;
+	u64 wr_id;
+	struct dpusim_tm_sgl *sgl;
+};
+
+/**
+ * struct dpusim_tm_srq - a TM-SRQ
+ * @ref: held by its context's table and by each connected QP
+ * @tm: the device
+ * @ctx: the owning context (identity and overrun notice)
+ * @handle: the context's handle
+ * @num: srq_num, module wide
+ * @uid: effective uid of the owner
+ * @cq: its CQ (referenced)
+ * @max_ops: list operations per call
+ * @max_wr: untagged buffers
+ * @max_sge: entries per sg list
+ * @lock: serialises everything below
+ * @dead: destroyed; senders get -ECONNRESET
+ * @list: the tag list
+ * @rbufs: untagged buffers, FIFO
+ * @nr_rbufs: entries of @rbufs
+ * @qps: qp_num -> connected QP
+ */
+struct dpusim_tm_srq {
+	struct kref ref;
+	struct dpusim_tm_dev *tm;
+	struct dpusim_tm_ctx *ctx;
+	u32 handle;
+	u32 num;
+	kuid_t uid;
+	struct dpusim_tm_cq *cq;
+	u32 max_ops;
+	u32 max_wr;
+	u32 max_sge;
+	struct mutex lock;	/* the SRQ's serialisation point */
+	bool dead;
+	struct dpusim_tm_list list;
+	struct list_head rbufs;
+	u32 nr_rbufs;
+	struct xarray qps;
+};
+
+/**
+ * struct dpusim_tm_qp - a QP
+ * @ref: held by its context's table (and transiently by users)
+ * @tm: the device
+ * @ctx: the owning context
+ * @handle: the context's handle
+ * @num: qp_num, module wide
+ * @max_sge: entries per sg list
+ * @cq: its CQ (referenced)
+ * @lock: one send at a time; protects @srq
+ * @srq: the SRQ it is connected to (referenced), or NULL
+ * @reset: the SRQ is gone (under the SRQ's lock)
+ */
+struct dpusim_tm_qp {
+	struct kref ref;
+	struct dpusim_tm_dev *tm;
+	struct dpusim_tm_ctx *ctx;
+	u32 handle;
+	u32 num;
+	u32 max_sge;
+	struct dpusim_tm_cq *cq;
+	struct mutex lock;	/* one send at a time */
+	struct dpusim_tm_srq *srq;
+	bool reset;
+};
+
+/* tm_dev.c */
+int dpusim_tm_create(dev_t devt);
+void dpusim_tm_destroy(void);
+void dpusim_tm_ctx_put(struct dpusim_tm_ctx *ctx);
+
+/* tm_mr.c */
+int dpusim_tm_reg_mr(struct dpusim_tm_ctx *ctx, struct dpusim_tm_reg_mr *cmd);
+int dpusim_tm_dereg_mr(struct dpusim_tm_ctx *ctx, u32 key);
+void dpusim_tm_mr_put(struct dpusim_tm_mr *mr);
+struct dpusim_tm_mr *dpusim_tm_mr_lookup(struct dpusim_tm_dev *tm, u32 key);
+struct dpusim_tm_sgl *dpusim_tm_sgl_get(struct dpusim_tm_ctx *ctx, u64 usgl,
+					u32 nr, u32 max_sge, u32 access);
+void dpusim_tm_sgl_put(struct dpusim_tm_sgl *sgl);
+void dpusim_tm_iter_sgl(struct dpusim_tm_iter *it,
+			const struct dpusim_tm_sgl *sgl);
+void dpusim_tm_iter_seg(struct dpusim_tm_iter *it,
+			const struct dpusim_tm_seg *seg);
+void dpusim_tm_iter_buf(struct dpusim_tm_iter *it, void *buf, u64 len);
+void dpusim_tm_iter_skip(struct dpusim_tm_iter *it, u64 n);
+u64 dpusim_tm_copy(struct dpusim_tm_iter *dst, struct dpusim_tm_iter *src,
+		   u64 len);
+int dpusim_tm_mr_range(struct dpusim_tm_mr *mr, u64 addr, u64 len,
+		       struct dpusim_tm_seg *seg);
+
+/* tm_cq.c */
+struct dpusim_tm_cq *dpusim_tm_cq_alloc(u32 cqe);
+void dpusim_tm_cq_put(struct dpusim_tm_cq *cq);
+int dpusim_tm_cq_reserve(struct dpusim_tm_cq *cq, u32 n);
+void dpusim_tm_cq_unreserve(struct dpusim_tm_cq *cq, u32 n);
+void dpusim_tm_cq_push(struct dpusim_tm_cq *cq,
+		       const struct dpusim_tm_cqe *cqe);
+bool dpusim_tm_cq_pending(struct dpusim_tm_cq *cq);
+int dpusim_tm_create_cq(struct dpusim_tm_ctx *ctx,
+			struct dpusim_tm_create_cq *cmd);
+int dpusim_tm_destroy_cq(struct dpusim_tm_ctx *ctx, u32 handle, bool force);
+int dpusim_tm_cq_mmap(struct dpusim_tm_ctx *ctx, struct vm_area_struct *vma);
+
+/* tm_list.c */
+int dpusim_tm_list_init(struct dpusim_tm_list *l, u32 max_num_tags);
+void dpusim_tm_list_fini(struct dpusim_tm_list *l,
+			 void (*drop)(struct dpusim_tm_entry *e));
+int dpusim_tm_list_add(struct dpusim_tm_list *l, struct dpusim_tm_entry *e);
+struct dpusim_tm_entry *dpusim_tm_list_match(struct dpusim_tm_list *l,
+					     u64 tag);
+void dpusim_tm_list_remove(struct dpusim_tm_list *l,
+			   struct dpusim_tm_entry *e);
+struct dpusim_tm_entry *dpusim_tm_list_find(struct dpusim_tm_list *l,
+					    u32 handle, bool *issued);
+void dpusim_tm_list_sync(struct dpusim_tm_list *l, u32 sw_cnt);
+void dpusim_tm_list_unexpected(struct dpusim_tm_list *l);
+bool dpusim_tm_list_sync_req(const struct dpusim_tm_list *l);
+bool dpusim_tm_list_eligible(const struct dpusim_tm_list *l,
+			     const struct dpusim_tm_entry *e);
+
+/* tm_srq.c */
+int dpusim_tm_create_srq(struct dpusim_tm_ctx *ctx,
+			 struct dpusim_tm_create_srq *cmd);
+int dpusim_tm_destroy_srq(struct dpusim_tm_ctx *ctx, u32 handle);
+void dpusim_tm_srq_put(struct dpusim_tm_srq *srq);
+int dpusim_tm_post_srq_ops(struct dpusim_tm_ctx *ctx,
+			   struct dpusim_tm_post *cmd);
+int dpusim_tm_post_srq_recv(struct dpusim_tm_ctx *ctx,
+			    struct dpusim_tm_post *cmd);
+int dpusim_tm_srq_deliver(struct dpusim_tm_srq *srq, struct dpusim_tm_qp *qp,
+			  const u8 *hdr, u32 hdr_len,
+			  struct dpusim_tm_iter *msg, u32 len, bool signaled,
+			  u64 wr_id);
+void dpusim_tm_srq_flush_cqe(struct dpusim_tm_cq *cq, u32 qp_num,
+			     u32 src_qp);
+
+/* tm_qp.c */
+int dpusim_tm_create_qp(struct dpusim_tm_ctx *ctx,
+			struct dpusim_tm_create_qp *cmd);
+int dpusim_tm_destroy_qp(struct dpusim_tm_ctx *ctx, u32 handle);
+int dpusim_tm_connect(struct dpusim_tm_ctx *ctx,
+		      struct dpusim_tm_connect *cmd);
+int dpusim_tm_post_send(struct dpusim_tm_ctx *ctx, struct dpusim_tm_post *cmd);
+int dpusim_tm_rdma_read(struct dpusim_tm_qp *qp, u64 va, u32 rkey,
+			struct dpusim_tm_iter *dst, u64 len);
+
+#endif /* _DPUSIM_TM_H */

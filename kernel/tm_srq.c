@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TM-SRQs: the serialisation point of tag matching.  Every message a
+ * connected QP sends is delivered here under the SRQ's lock, in the order
+ * each QP sent them: matched against the tag list (tm_list.c), copied into
+ * the tagged buffer (eager) or read from the sender's region (rendezvous,
+ * tm_qp.c), or handed whole to the next untagged buffer (unexpected,
+ * no-tag, FIN).  Tag-list operations (ADD, DEL, SYNC) and untagged
+ * buffers are posted here too.
+ *
+ * Every operation reserves the completions it will write before it
+ * changes anything: a full CQ refuses the operation (overrun), it never
+ * loses a completion.
+ */
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "dpusim.h"
+#include "tm.h"
+
+static void dpusim_tm_srq_free(struct kref *ref)
+{
+	struct dpusim_tm_srq *srq = container_of(ref, struct dpusim_tm_srq,
+						 ref);
+
+	xa_destroy(&srq->qps);
+	dpusim_tm_cq_put(srq->cq);
+	mutex_destroy(&srq->lock);
+	kfree(srq);
+}
+
+void dpusim_tm_srq_put(struct dpusim_tm_srq *srq)
+{
+	kref_put(&srq->ref, dpusim_tm_srq_free);
+}
+
+static void dpusim_tm_entry_drop(struct dpusim_tm_entry *e)
+{
+	dpusim_tm_sgl_put(e->sgl);
+	kfree(e);
+}
+
+static void dpusim_tm_rbuf_drop(struct dpusim_tm_rbuf *rb)
+{
+	list_del(&rb->node);
+	dpusim_tm_sgl_put(rb->sgl);
+	kfree(rb);
+}
+
+/* A completion of the SRQ's CQ: its number, and SYNC_REQ if due. */
+static void dpusim_tm_srq_cqe(struct dpusim_tm_srq *srq,
+			      struct dpusim_tm_cqe *c)
+{
+	c->qp_num = srq->num;
+	if (dpusim_tm_list_sync_req(&srq->list))
+		c->wc_flags |= DPUSIM_TM_WC_F_TM_SYNC_REQ;
+}
+
+/**
+ * dpusim_tm_srq_flush_cqe - tell a peer its connection ended
+ * @cq: the peer's CQ
+ * @qp_num: qp_num of the completion (the CQ's QP or SRQ)
+ * @src_qp: the other end
+ *
+ * Best effort: a full CQ counts an overrun.
+ */
+void dpusim_tm_srq_flush_cqe(struct dpusim_tm_cq *cq, u32 qp_num, u32 src_qp)
+{
+	struct dpusim_tm_cqe c = {
+		.opcode = DPUSIM_TM_WC_RECV,
+		.status = DPUSIM_TM_WC_WR_FLUSH_ERR,
+		.qp_num = qp_num,
+		.src_qp = src_qp,
+	};
+
+	if (!dpusim_tm_cq_reserve(cq, 1))
+		dpusim_tm_cq_push(cq, &c);
+}
+
+int dpusim_tm_create_srq(struct dpusim_tm_ctx *ctx,
+			 struct dpusim_tm_create_srq *cmd)
+{
+	struct dpusim_tm_dev *tm = ctx->tm;
+	struct dpusim_tm_srq *srq;
+	struct dpusim_tm_cq *cq;
+	int ret;
+
+	if (cmd->flags || cmd->handle || cmd->srq_num || cmd->__reserved ||
+	    !cmd->max_num_tags || !cmd->max_ops || !cmd->max_wr ||
+	    !cmd->max_sge)
+		return -EINVAL;
+	if (cmd->max_num_tags > DPUSIM_TM_MAX_NUM_TAGS ||
+	    cmd->max_ops > DPUSIM_TM_MAX_OPS ||
+	    cmd->max_wr > DPUSIM_TM_MAX_SRQ_WR ||
+	    cmd->max_sge > DPUSIM_TM_MAX_SGE)
+		return -E2BIG;
+
+	srq = kzalloc(sizeof(*srq), GFP_KERNEL_ACCOUNT);
+	if (!srq)
+		return -ENOMEM;
+	ret = dpusim_tm_list_init(&srq->list, cmd->max_num_tags);
+	if (ret) {
+		kfree(srq);
+		return ret;
+	}
+	kref_init(&srq->ref);
+	mutex_init(&srq->lock);
+	INIT_LIST_HEAD(&srq->rbufs);
+	xa_init(&srq->qps);
+	srq->tm = tm;
+	srq->ctx = ctx;
+	srq->uid = ctx->uid;
+	srq->max_ops = cmd->max_ops;
+	srq->max_wr = cmd->max_wr;
+	srq->max_sge = cmd->max_sge;
+
+	mutex_lock(&ctx->lock);
+	cq = xa_load(&ctx->cqs, cmd->cq_handle);
+	if (!cq) {
+		ret = -ENOENT;
+		goto err_unlock;
+	}
+	ret = xa_alloc(&ctx->srqs, &srq->handle, srq,
+		       XA_LIMIT(1, DPUSIM_TM_MAX_SRQ), GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		ret = ret == -EBUSY ? -ENOSPC : ret;
+		goto err_unlock;
+	}
+	ret = xa_alloc_cyclic(&tm->srqs, &srq->num, srq, xa_limit_31b,
+			      &tm->next_srq, GFP_KERNEL_ACCOUNT);
+	if (ret < 0) {
+		xa_erase(&ctx->srqs, srq->handle);
+		ret = ret == -EBUSY ? -ENOSPC : ret;
+		goto err_unlock;
+	}
+	kref_get(&cq->ref);
+	atomic_inc(&cq->users);
+	srq->cq = cq;
+	mutex_unlock(&ctx->lock);
+	cmd->handle = srq->handle;
+	cmd->srq_num = srq->num;
+	return 0;
+
+err_unlock:
+	mutex_unlock(&ctx->lock);
+	dpusim_tm_list_fini(&srq->list, dpusim_tm_entry_drop);
+	mutex_destroy(&srq->lock);
+	kfree(srq);
+	return ret;
+}
+
+/**
+ * dpusim_tm_destroy_srq - destroy an SRQ of the context
+ * @ctx: the context
+ * @handle: the SRQ
+ *
+ * Drops its buffers, ends its connections (each QP gets a flush
+ * completion; its later sends fail with -ECONNRESET).
+ *
+ * Return: 0 or -ENOENT.
+ */
+int dpusim_tm_destroy_srq(struct dpusim_tm_ctx *ctx, u32 handle)
+{
+	struct dpusim_tm_rbuf *rb, *tmp;
+	struct dpusim_tm_srq *srq;
+	struct dpusim_tm_qp *qp;
+	unsigned long idx;
+
+	mutex_lock(&ctx->lock);
+	srq = xa_erase(&ctx->srqs, handle);
+	mutex_unlock(&ctx->lock);
+	if (!srq)
+		return -ENOENT;
+	xa_erase(&ctx->tm->srqs, srq->num);
+
+	mutex_lock(&srq->lock);
+	srq->dead = true;
+	xa_for_each(&srq->qps, idx, qp) {
+		qp->reset = true;
+		dpusim_tm_srq_flush_cqe(qp->cq, qp->num, srq->num);
+		xa_erase(&srq->qps, idx);
+	}
+	dpusim_tm_list_fini(&srq->list, dpusim_tm_entry_drop);
+	list_for_each_entry_safe(rb, tmp, &srq->rbufs, node)
+		dpusim_tm_rbuf_drop(rb);
+	srq->nr_rbufs = 0;
+	mutex_unlock(&srq->lock);
+
+	atomic_dec(&srq->cq->users);
+	dpusim_tm_srq_put(srq);
+	return 0;
+}
+
+/* The SRQ of a handle, referenced */
+static struct dpusim_tm_srq *dpusim_tm_srq_get(struct dpusim_tm_ctx *ctx,
+					       u32 handle)
+{
+	struct dpusim_tm_srq *srq;
+
+	mutex_lock(&ctx->lock);
+	srq = xa_load(&ctx->srqs, handle);
+	if (srq)
+		kref_get(&srq->ref);
+	mutex_unlock(&ctx->lock);
+	return srq;
+}
+
+/* What a failed ADD must put back: the sync state it changed */
+struct dpusim_tm_sync_state {
+	u32 sw_cnt;
+	u32 epoch;
+	bool pending;
+};
+
+static void dpusim_tm_sync_save(struct dpusim_tm_list *l,
+				struct dpusim_tm_sync_state *s)
+{
+	s->sw_cnt = l->sw_cnt;
+	s->epoch = l->epoch;
+	s->pending = l->pending;
+}
+
+static void dpusim_tm_sync_restore(struct dpusim_tm_list *l,
+				   const struct dpusim_tm_sync_state *s)
+{
+	l->sw_cnt = s->sw_cnt;
+	l->epoch = s->epoch;
+	l->pending = s->pending;
+}
+
+/* One list operation, checked and carried out; srq->lock held. */
+static int dpusim_tm_srq_op(struct dpusim_tm_ctx *ctx,
+			    struct dpusim_tm_srq *srq,
+			    struct dpusim_tm_ops_wr __user *uwr)
+{
+	struct dpusim_tm_cqe c = {};
+	struct dpusim_tm_sync_state saved;
+	struct dpusim_tm_entry *e = NULL;
+	struct dpusim_tm_sgl *sgl = NULL;
+	struct dpusim_tm_ops_wr wr;
+	bool sync, signaled, issued;
+	u32 need;
+	int ret;
+
+	if (copy_from_user(&wr, uwr, sizeof(wr)))
+		return -EFAULT;
+	if (wr.opcode > DPUSIM_TM_WR_TAG_SYNC ||
+	    (wr.flags & ~(DPUSIM_TM_OPS_SIGNALED | DPUSIM_TM_OPS_TM_SYNC)) ||
+	    wr.__reserved)
+		return -EINVAL;
+	signaled = wr.flags & DPUSIM_TM_OPS_SIGNALED;
+	sync = (wr.flags & DPUSIM_TM_OPS_TM_SYNC) ||
+	       wr.opcode == DPUSIM_TM_WR_TAG_SYNC;
+	need = signaled;
+
+	switch (wr.opcode) {
+	case DPUSIM_TM_WR_TAG_ADD:
+		if (srq->list.nr >= srq->list.max)
+			return -ENOMEM;
+		sgl = dpusim_tm_sgl_get(ctx, wr.sg_list, wr.num_sge,
+					srq->max_sge,
+					DPUSIM_TM_ACCESS_LOCAL_WRITE);
+		if (IS_ERR(sgl))
+			return PTR_ERR(sgl);
+		e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
+		if (!e) {
+			dpusim_tm_sgl_put(sgl);
+			return -ENOMEM;
+		}
+		e->tag = wr.tag;
+		e->mask = wr.mask;
+		e->wr_id = wr.recv_wr_id;
+		e->sgl = sgl;
+		c.opcode = DPUSIM_TM_WC_TM_ADD;
+		break;
+	case DPUSIM_TM_WR_TAG_DEL:
+		e = dpusim_tm_list_find(&srq->list, wr.handle, &issued);
+		if (!e && !issued)
+			return -EINVAL;
+		if (!e)
+			need = 1;	/* an error always completes */
+		c.opcode = DPUSIM_TM_WC_TM_DEL;
+		c.handle = wr.handle;
+		break;
+	default:
+		c.opcode = DPUSIM_TM_WC_TM_SYNC;
+		break;
+	}
+
+	ret = dpusim_tm_cq_reserve(srq->cq, need);
+	if (ret) {
+		if (wr.opcode == DPUSIM_TM_WR_TAG_ADD)
+			dpusim_tm_entry_drop(e);
+		return ret;
+	}
+	dpusim_tm_sync_save(&srq->list, &saved);
+	if (sync)
+		dpusim_tm_list_sync(&srq->list, wr.unexpected_cnt);
+
+	switch (wr.opcode) {
+	case DPUSIM_TM_WR_TAG_ADD:
+		ret = dpusim_tm_list_add(&srq->list, e);
+		if (!ret && put_user(e->handle, &uwr->handle)) {
+			dpusim_tm_list_remove(&srq->list, e);
+			ret = -EFAULT;
+		}
+		if (ret) {
+			dpusim_tm_sync_restore(&srq->list, &saved);
+			dpusim_tm_cq_unreserve(srq->cq, need);
+			dpusim_tm_entry_drop(e);
+			return ret;
+		}
+		c.handle = e->handle;
+		break;
+	case DPUSIM_TM_WR_TAG_DEL:
+		if (e) {
+			dpusim_tm_list_remove(&srq->list, e);
+			dpusim_tm_entry_drop(e);
+		} else {
+			c.status = DPUSIM_TM_WC_TM_ERR;
+		}
+		break;
+	}
+	if (sync)
+		atomic64_inc(&srq->tm->stats.syncs);
+	if (need) {
+		c.wr_id = wr.wr_id;
+		dpusim_tm_srq_cqe(srq, &c);
+		dpusim_tm_cq_push(srq->cq, &c);
+	}
+	return 0;
+}
+
+static int dpusim_tm_post_check(const struct dpusim_tm_post *cmd)
+{
+	if (cmd->flags || cmd->remote_qpn || cmd->nr_done || !cmd->nr_wr)
+		return -EINVAL;
+	if (cmd->nr_wr > DPUSIM_TM_MAX_WR)
+		return -E2BIG;
+	return 0;
+}
+
+int dpusim_tm_post_srq_ops(struct dpusim_tm_ctx *ctx,
+			   struct dpusim_tm_post *cmd)
+{
+	struct dpusim_tm_ops_wr __user *uwrs = u64_to_user_ptr(cmd->wrs);
+	struct dpusim_tm_srq *srq;
+	int ret = 0;
+	u32 i;
+
+	ret = dpusim_tm_post_check(cmd);
+	if (ret)
+		return ret;
+	srq = dpusim_tm_srq_get(ctx, cmd->handle);
+	if (!srq)
+		return -ENOENT;
+	mutex_lock(&srq->lock);
+	for (i = 0; i < cmd->nr_wr; i++) {
+		if (srq->dead) {
+			ret = -ECONNRESET;
+			break;
+		}
+		if (i >= srq->max_ops) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = dpusim_tm_srq_op(ctx, srq, &uwrs[i]);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&srq->lock);
+	dpusim_tm_srq_put(srq);
+	cmd->nr_done = i;
+	return ret;
+}
+
+int dpusim_tm_post_srq_recv(struct dpusim_tm_ctx *ctx,
+			    struct dpusim_tm_post *cmd)
+{
+	struct dpusim_tm_recv_wr __user *uwrs = u64_to_user_ptr(cmd->wrs);
+	struct dpusim_tm_recv_wr wr;
+	struct dpusim_tm_srq *srq;
+	struct dpusim_tm_rbuf *rb;
+	int ret = 0;
+	u32 i;
+
+	ret = dpusim_tm_post_check(cmd);
+	if (ret)
+		return ret;
+	srq = dpusim_tm_srq_get(ctx, cmd->handle);
+	if (!srq)
+		return -ENOENT;
+	mutex_lock(&srq->lock);
+	for (i = 0; i < cmd->nr_wr; i++) {
+		if (copy_from_user(&wr, &uwrs[i], sizeof(wr))) {
+			ret = -EFAULT;
+			break;
+		}
+		if (wr.__reserved) {
+			ret = -EINVAL;
+			break;
+		}
+		if (srq->dead) {
+			ret = -ECONNRESET;
+			break;
+		}
+		if (srq->nr_rbufs >= srq->max_wr) {
+			ret = -ENOMEM;
+			break;
+		}
+		rb = kzalloc(sizeof(*rb), GFP_KERNEL_ACCOUNT);
+		if (!rb) {
+			ret = -ENOMEM;
+			break;
+		}
+		rb->sgl = dpusim_tm_sgl_get(ctx, wr.sg_list, wr.num_sge,
+					    srq->max_sge,
+					    DPUSIM_TM_ACCESS_LOCAL_WRITE);
+		if (IS_ERR(rb->sgl)) {
+			ret = PTR_ERR(rb->sgl);
+			kfree(rb);
+			break;
+		}
+		rb->wr_id = wr.wr_id;
+		list_add_tail(&rb->node, &srq->rbufs);
+		srq->nr_rbufs++;
+	}
+	mutex_unlock(&srq->lock);
+	dpusim_tm_srq_put(srq);
+	cmd->nr_done = i;
+	return ret;
+}
+
+/*
+ * Reserve @n completions on the SRQ's CQ and @m on the sender's: a full
+ * receiver CQ is -EREMOTEIO for another process's sender, -EOVERFLOW for
+ * its own.
+ */
+static int dpusim_tm_srq_reserve(struct dpusim_tm_srq *srq,
+				 struct dpusim_tm_qp *qp, u32 n, u32 m)
+{
+	int ret;
+
+	ret = dpusim_tm_cq_reserve(srq->cq, n);
+	if (ret)
+		return srq->cq->ctx == qp->ctx ? -EOVERFLOW : -EREMOTEIO;
+	ret = dpusim_tm_cq_reserve(qp->cq, m);
+	if (ret)
+		dpusim_tm_cq_unreserve(srq->cq, n);
+	return ret;
+}
+
+/* A rendezvous request that matched @e; srq->lock held */
+static int dpusim_tm_srq_rndv(struct dpusim_tm_srq *srq,
+			      struct dpusim_tm_qp *qp,
+			      struct dpusim_tm_entry *e, const u8 *hdr,
+			      u32 signaled)
+{
+	const struct dpusim_tm_tmh *tmh = (const void *)hdr;
+	const struct dpusim_tm_rvh *rvh = (const void *)(hdr + sizeof(*tmh));
+	struct dpusim_tm_cqe c = {
+		.wr_id = e->wr_id,
+		.tag = be64_to_cpu(tmh->tag),
+		.priv = be32_to_cpu(tmh->app_ctx),
+		.src_qp = qp->num,
+		.opcode = DPUSIM_TM_WC_TM_RECV,
+		.wc_flags = DPUSIM_TM_WC_F_TM_MATCH,
+		.handle = e->handle,
+	};
+	struct dpusim_tm_cqe fin = {
+		.qp_num = qp->num,
+		.src_qp = srq->num,
+		.opcode = DPUSIM_TM_WC_RECV,
+		.wc_flags = DPUSIM_TM_WC_F_INLINE,
+		.byte_len = 2 * sizeof(*tmh),
+	};
+	struct dpusim_tm_iter dst, src;
+	u32 len = be32_to_cpu(rvh->len);
+	int ret;
+
+	dpusim_tm_iter_sgl(&dst, e->sgl);
+	if (len > e->sgl->bytes) {
+		/* software finishes it: the headers go to the buffer */
+		ret = dpusim_tm_srq_reserve(srq, qp, 1, signaled);
+		if (ret)
+			return ret;
+		dpusim_tm_iter_buf(&src, (void *)hdr, 2 * sizeof(*tmh));
+		c.byte_len = dpusim_tm_copy(&dst, &src, 2 * sizeof(*tmh));
+		c.status = DPUSIM_TM_WC_TM_RNDV_INCOMPLETE;
+		dpusim_tm_list_remove(&srq->list, e);
+		dpusim_tm_srq_cqe(srq, &c);
+		dpusim_tm_cq_push(srq->cq, &c);
+		dpusim_tm_entry_drop(e);
+		return 0;
+	}
+
+	ret = dpusim_tm_srq_reserve(srq, qp, 2, signaled + 1);
+	if (ret)
+		return ret;
+	dpusim_tm_list_remove(&srq->list, e);
+	c.byte_len = len;
+	dpusim_tm_srq_cqe(srq, &c);
+	dpusim_tm_cq_push(srq->cq, &c);
+
+	ret = dpusim_tm_rdma_read(qp, be64_to_cpu(rvh->va),
+				  be32_to_cpu(rvh->rkey), &dst, len);
+	c.wc_flags = 0;
+	if (ret) {
+		c.status = DPUSIM_TM_WC_REM_ACCESS_ERR;
+		c.byte_len = 0;
+		fin.status = DPUSIM_TM_WC_REM_ACCESS_ERR;
+	} else {
+		c.wc_flags = DPUSIM_TM_WC_F_TM_DATA_VALID;
+		atomic64_inc(&srq->tm->stats.rndv_reads);
+		atomic64_inc(&srq->tm->stats.fins);
+		atomic64_add(len, &srq->tm->stats.bytes);
+	}
+	dpusim_tm_srq_cqe(srq, &c);
+	dpusim_tm_cq_push(srq->cq, &c);
+	memcpy(fin.data, hdr, 2 * sizeof(*tmh));
+	if (!ret)
+		fin.data[0] = DPUSIM_TM_TMH_FIN;
+	dpusim_tm_cq_push(qp->cq, &fin);
+	dpusim_tm_entry_drop(e);
+	return 0;
+}
+
+/**
+ * dpusim_tm_srq_deliver - one message from @qp arrives at @srq
+ * @srq: the SRQ, locked
+ * @qp: the sender, locked
+ * @hdr: the first @hdr_len bytes of the message (at least the TMH; the
+ *       whole request for a rendezvous)
+ * @hdr_len: bytes of @hdr
+ * @msg: the whole message, at its start
+ * @len: bytes of the message
+ * @signaled: write a send completion to the sender's CQ
+ * @wr_id: its wr_id
+ *
+ * Return: 0; -ECONNRESET (SRQ gone); -EAGAIN (an untagged buffer was
+ * needed and none is posted); -EREMOTEIO / -EOVERFLOW (a CQ is full).
+ * Nothing is consumed when it fails.
+ */
+int dpusim_tm_srq_deliver(struct dpusim_tm_srq *srq, struct dpusim_tm_qp *qp,
+			  const u8 *hdr, u32 hdr_len,
+			  struct dpusim_tm_iter *msg, u32 len, bool signaled,
+			  u64 wr_id)
+{
+	const struct dpusim_tm_tmh *tmh = (const void *)hdr;
+	struct dpusim_tm_stats *st = &srq->tm->stats;
+	u8 op = tmh->opcode;
+	struct dpusim_tm_cqe c = {
+		.tag = be64_to_cpu(tmh->tag),
+		.priv = be32_to_cpu(tmh->app_ctx),
+		.src_qp = qp->num,
+	};
+	struct dpusim_tm_entry *e = NULL;
+	struct dpusim_tm_rbuf *rb;
+	struct dpusim_tm_iter dst;
+	u64 n;
+	int ret;
+
+	if (srq->dead || qp->reset)
+		return -ECONNRESET;
+	if (op == DPUSIM_TM_TMH_EAGER || op == DPUSIM_TM_TMH_RNDV)
+		e = dpusim_tm_list_match(&srq->list, c.tag);
+
+	if (e && op == DPUSIM_TM_TMH_RNDV) {
+		ret = dpusim_tm_srq_rndv(srq, qp, e, hdr, signaled);
+		if (ret)
+			return ret;
+		atomic64_inc(&st->matches);
+	} else if (e) {
+		ret = dpusim_tm_srq_reserve(srq, qp, 1, signaled);
+		if (ret)
+			return ret;
+		dpusim_tm_iter_skip(msg, sizeof(*tmh));
+		dpusim_tm_iter_sgl(&dst, e->sgl);
+		n = dpusim_tm_copy(&dst, msg, len - sizeof(*tmh));
+		dpusim_tm_list_remove(&srq->list, e);
+		c.wr_id = e->wr_id;
+		c.handle = e->handle;
+		c.opcode = DPUSIM_TM_WC_TM_RECV;
+		c.wc_flags = DPUSIM_TM_WC_F_TM_MATCH |
+			     DPUSIM_TM_WC_F_TM_DATA_VALID;
+		c.byte_len = n;
+		if (n < len - sizeof(*tmh))
+			c.status = DPUSIM_TM_WC_LOC_LEN_ERR;
+		dpusim_tm_srq_cqe(srq, &c);
+		dpusim_tm_cq_push(srq->cq, &c);
+		dpusim_tm_entry_drop(e);
+		atomic64_inc(&st->matches);
+		atomic64_add(n, &st->bytes);
+	} else {
+		rb = list_first_entry_or_null(&srq->rbufs,
+					      struct dpusim_tm_rbuf, node);
+		if (!rb)
+			return -EAGAIN;
+		ret = dpusim_tm_srq_reserve(srq, qp, 1, signaled);
+		if (ret)
+			return ret;
+		dpusim_tm_iter_sgl(&dst, rb->sgl);
+		n = dpusim_tm_copy(&dst, msg, len);
+		c.wr_id = rb->wr_id;
+		c.byte_len = n;
+		if (n < len)
+			c.status = DPUSIM_TM_WC_LOC_LEN_ERR;
+		if (op == DPUSIM_TM_TMH_NO_TAG) {
+			c.opcode = DPUSIM_TM_WC_TM_NO_TAG;
+			atomic64_inc(&st->no_tag);
+		} else {
+			c.opcode = DPUSIM_TM_WC_RECV;
+			if (op == DPUSIM_TM_TMH_FIN) {
+				atomic64_inc(&st->fins);
+			} else {
+				dpusim_tm_list_unexpected(&srq->list);
+				atomic64_inc(&st->unexpected);
+			}
+		}
+		dpusim_tm_srq_cqe(srq, &c);
+		dpusim_tm_cq_push(srq->cq, &c);
+		dpusim_tm_rbuf_drop(rb);
+		srq->nr_rbufs--;
+		atomic64_add(n, &st->bytes);
+	}
+	atomic64_inc(&st->messages);
+	if (signaled) {
+		struct dpusim_tm_cqe s = {
+			.wr_id = wr_id,
+			.qp_num = qp->num,
+			.opcode = DPUSIM_TM_WC_SEND,
+			.byte_len = len,
+		};
+
+		dpusim_tm_cq_push(qp->cq, &s);
+	}
+	return 0;
+}
