@@ -163,7 +163,7 @@ int dpusim_tm_create_cq(struct dpusim_tm_ctx *ctx,
 	struct dpusim_tm_cq *cq;
 	int ret;
 
-	if (cmd->flags || cmd->handle || cmd->mmap_offset || cmd->mmap_size)
+	if (cmd->flags)
 		return -EINVAL;
 	if (cmd->cqe > DPUSIM_TM_MAX_CQE)
 		return -E2BIG;

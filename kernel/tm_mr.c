@@ -219,7 +219,7 @@ int dpusim_tm_reg_mr(struct dpusim_tm_ctx *ctx, struct dpusim_tm_reg_mr *cmd)
 
 	if ((cmd->flags & ~DPUSIM_TM_MR_MRAM) ||
 	    (cmd->access & ~DPUSIM_TM_ACCESS_ALL) || !cmd->length ||
-	    cmd->lkey || cmd->rkey || cmd->__reserved ||
+	    cmd->__reserved ||
 	    (!mram && (cmd->rank_fd || cmd->dpu)))
 		return -EINVAL;
 	if (cmd->length > DPUSIM_TM_MAX_MSG)

@@ -38,7 +38,7 @@ int dpusim_tm_create_qp(struct dpusim_tm_ctx *ctx,
 	struct dpusim_tm_cq *cq;
 	int ret;
 
-	if (cmd->flags || cmd->handle || cmd->qp_num || !cmd->max_sge)
+	if (cmd->flags || !cmd->max_sge)
 		return -EINVAL;
 	if (cmd->max_sge > DPUSIM_TM_MAX_SGE)
 		return -E2BIG;
@@ -474,8 +474,7 @@ int dpusim_tm_post_send(struct dpusim_tm_ctx *ctx, struct dpusim_tm_post *cmd)
 	int ret = 0;
 	u32 i = 0;
 
-	if ((cmd->flags & ~DPUSIM_TM_POST_FROM_SRQ) || cmd->nr_done ||
-	    !cmd->nr_wr ||
+	if ((cmd->flags & ~DPUSIM_TM_POST_FROM_SRQ) || !cmd->nr_wr ||
 	    (!(cmd->flags & DPUSIM_TM_POST_FROM_SRQ) && cmd->remote_qpn))
 		return -EINVAL;
 	if (cmd->nr_wr > DPUSIM_TM_MAX_WR)

@@ -85,7 +85,7 @@ int dpusim_tm_create_srq(struct dpusim_tm_ctx *ctx,
 	struct dpusim_tm_cq *cq;
 	int ret;
 
-	if (cmd->flags || cmd->handle || cmd->srq_num || cmd->__reserved ||
+	if (cmd->flags || cmd->__reserved ||
 	    !cmd->max_num_tags || !cmd->max_ops || !cmd->max_wr ||
 	    !cmd->max_sge)
 		return -EINVAL;
@@ -333,7 +333,7 @@ static int dpusim_tm_srq_op(struct dpusim_tm_ctx *ctx,
 
 static int dpusim_tm_post_check(const struct dpusim_tm_post *cmd)
 {
-	if (cmd->flags || cmd->remote_qpn || cmd->nr_done || !cmd->nr_wr)
+	if (cmd->flags || cmd->remote_qpn || !cmd->nr_wr)
 		return -EINVAL;
 	if (cmd->nr_wr > DPUSIM_TM_MAX_WR)
 		return -E2BIG;

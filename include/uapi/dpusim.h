@@ -234,6 +234,8 @@ struct dpusim_sync {
  * Numeric values are rdma-core's (libibverbs verbs.h, tm_types.h), so the
  * DTM_* names of the library's dtm.h are the same numbers.
  *
+ * Fields marked "out" are written by the kernel and ignored on input.
+ *
  * Extra errno meanings of the tag-matching ioctls:
  *   ENOENT     no object with that handle, number or key
  *   EBUSY      destroying a CQ that an SRQ or QP still uses
