@@ -313,9 +313,11 @@ struct dpusim_tm_srq {
  * @lock: one send at a time; protects @srq
  * @srq: the SRQ it is connected to (referenced), or NULL
  * @reset: the SRQ is gone (under the SRQ's lock)
+ * @rcu: freed after a grace period (looked up under RCU)
  */
 struct dpusim_tm_qp {
 	struct kref ref;
+	struct rcu_head rcu;
 	struct dpusim_tm_dev *tm;
 	struct dpusim_tm_ctx *ctx;
 	u32 handle;

@@ -22,7 +22,7 @@ static void dpusim_tm_qp_free(struct kref *ref)
 
 	dpusim_tm_cq_put(qp->cq);
 	mutex_destroy(&qp->lock);
-	kfree(qp);
+	kfree_rcu(qp, rcu);	/* dpusim_tm_qp_get() looks up under RCU */
 }
 
 static void dpusim_tm_qp_put(struct dpusim_tm_qp *qp)
@@ -125,16 +125,17 @@ int dpusim_tm_destroy_qp(struct dpusim_tm_ctx *ctx, u32 handle)
 	return 0;
 }
 
+/* The QP of a handle, referenced; lock-free: the send path's lookup */
 static struct dpusim_tm_qp *dpusim_tm_qp_get(struct dpusim_tm_ctx *ctx,
 					     u32 handle)
 {
 	struct dpusim_tm_qp *qp;
 
-	mutex_lock(&ctx->lock);
+	rcu_read_lock();
 	qp = xa_load(&ctx->qps, handle);
-	if (qp)
-		kref_get(&qp->ref);
-	mutex_unlock(&ctx->lock);
+	if (qp && !kref_get_unless_zero(&qp->ref))
+		qp = NULL;
+	rcu_read_unlock();
 	return qp;
 }
 
@@ -469,7 +470,7 @@ int dpusim_tm_post_send(struct dpusim_tm_ctx *ctx, struct dpusim_tm_post *cmd)
 {
 	struct dpusim_tm_send_wr __user *uwrs = u64_to_user_ptr(cmd->wrs);
 	struct dpusim_tm_send_wr wr;
-	struct dpusim_tm_msg *m;
+	struct dpusim_tm_msg msg, *m = &msg;
 	struct dpusim_tm_qp *qp;
 	int ret = 0;
 	u32 i = 0;
@@ -479,20 +480,12 @@ int dpusim_tm_post_send(struct dpusim_tm_ctx *ctx, struct dpusim_tm_post *cmd)
 		return -EINVAL;
 	if (cmd->nr_wr > DPUSIM_TM_MAX_WR)
 		return -E2BIG;
-	m = kmalloc(sizeof(*m), GFP_KERNEL);
-	if (!m)
-		return -ENOMEM;
-	if (cmd->flags & DPUSIM_TM_POST_FROM_SRQ) {
-		ret = dpusim_tm_post_send_srq(ctx, cmd, m);
-		kfree(m);
-		return ret;
-	}
+	if (cmd->flags & DPUSIM_TM_POST_FROM_SRQ)
+		return dpusim_tm_post_send_srq(ctx, cmd, m);
 
 	qp = dpusim_tm_qp_get(ctx, cmd->handle);
-	if (!qp) {
-		kfree(m);
+	if (!qp)
 		return -ENOENT;
-	}
 	mutex_lock(&qp->lock);
 	if (!qp->srq)
 		ret = -ENOTCONN;
@@ -505,7 +498,6 @@ int dpusim_tm_post_send(struct dpusim_tm_ctx *ctx, struct dpusim_tm_post *cmd)
 	}
 	mutex_unlock(&qp->lock);
 	dpusim_tm_qp_put(qp);
-	kfree(m);
 	cmd->nr_done = i;
 	return ret;
 }
