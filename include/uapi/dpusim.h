@@ -622,7 +622,19 @@ struct dpusim_tm_sge {
 	__u32 lkey;
 };
 
-/* dpusim_tm_ops_wr::opcode (enum ibv_ops_wr_opcode) */
+/*
+ * dpusim_tm_ops_wr::opcode (enum ibv_ops_wr_opcode).  TAG_ADD appends a
+ * tagged buffer (ENOMEM when the list holds max_num_tags); a message
+ * matches the earliest-posted eligible entry with (tag & mask) ==
+ * (entry tag & mask).  TAG_DEL of an entry in the list removes it; of a
+ * handle the SRQ issued whose entry is gone (consumed or deleted) it
+ * completes with DPUSIM_TM_WC_TM_ERR (written even when not signaled);
+ * of a handle never issued it fails with EINVAL.  Handles are issued
+ * cyclically from 32 bits: none is issued twice before 2^32 others.
+ * Entries added while the SRQ's unexpected count and software's differ
+ * (DPUSIM_TM_WC_F_TM_SYNC_REQ) do not match until an op with
+ * DPUSIM_TM_OPS_TM_SYNC or a TAG_SYNC reports the count.
+ */
 enum {
 	DPUSIM_TM_WR_TAG_ADD = 0,
 	DPUSIM_TM_WR_TAG_DEL = 1,
