@@ -301,8 +301,6 @@ static long dpusim_tm_ioctl(struct file *filp, unsigned int cmd,
 	if (op->ioctl_num != cmd)
 		return -ENOTTY;
 
-	if (atomic_xchg(&ctx->overrun, 0))
-		return -EOVERFLOW;
 	ret = get_user(user_size, (u32 __user *)ubuffer);
 	if (ret)
 		return ret;
@@ -312,7 +310,12 @@ static long dpusim_tm_ioctl(struct file *filp, unsigned int cmd,
 	if (ret)
 		return ret;
 
-	ret = op->execute(ctx, &buf);
+	if (op->respond == DPUSIM_TM_OUT_ALWAYS)
+		buf.post.nr_done = 0;
+	if (atomic_xchg(&ctx->overrun, 0))
+		ret = -EOVERFLOW;	/* a CQ of the context overran */
+	else
+		ret = op->execute(ctx, &buf);
 	if (ret == -EOVERFLOW)
 		atomic_set(&ctx->overrun, 0);	/* reported now */
 	if (op->respond == DPUSIM_TM_OUT_ALWAYS ||

@@ -182,3 +182,44 @@ out:
 	udev_unref(udev);
 	return ret;
 }
+
+const char *const dpusim_tm_stat_names[DPUSIM_TM_NR_STATS] = {
+	"contexts", "mrs", "pinned_pages",
+	"messages", "matches", "unexpected", "syncs", "rndv_reads", "bytes",
+	"no_tag", "fins", "overruns",
+};
+
+dpu_error_t dpusim_discover_tm(struct dpusim_tm_desc *tm, bool *found,
+			       char *errbuf, size_t errlen)
+{
+	struct udev_device *dev;
+	struct udev *udev;
+	const char *node;
+	unsigned int i;
+
+	memset(tm, 0, sizeof(*tm));
+	*found = false;
+	if (errbuf && errlen)
+		errbuf[0] = '\0';
+	udev = udev_new();
+	if (!udev) {
+		snprintf(errbuf, errlen, "udev_new failed");
+		return DPU_ERR_SYSTEM;
+	}
+	dev = udev_device_new_from_subsystem_sysname(udev, "dpusim", "tm");
+	if (!dev) {		/* no module, or a module without the device */
+		udev_unref(udev);
+		return DPU_OK;
+	}
+	node = udev_device_get_devnode(dev);
+	snprintf(tm->devnode, sizeof(tm->devnode), "%s",
+		 node ? node : "/dev/dpusim/tm");
+	for (i = 0; i < DPUSIM_TM_NR_STATS; i++)
+		if (read_attr(dev, dpusim_tm_stat_names[i], UINT64_MAX,
+			      &tm->stats[i]))
+			tm->valid |= 1U << i;
+	*found = true;
+	udev_device_unref(dev);
+	udev_unref(udev);
+	return DPU_OK;
+}

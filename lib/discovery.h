@@ -52,6 +52,28 @@ struct dpusim_rank_desc {
 dpu_error_t dpusim_discover(struct dpusim_rank_desc **ranks, uint32_t *count,
 			    char *errbuf, size_t errlen);
 
+/*
+ * The tag-matching device (/dev/dpusim/tm) and its counters, sysfs
+ * /sys/class/dpusim/tm/<name> for each name of dpusim_tm_stat_names (in
+ * that order: the current values first, then the cumulative ones).
+ */
+#define DPUSIM_TM_NR_STATS 12
+extern const char *const dpusim_tm_stat_names[DPUSIM_TM_NR_STATS];
+
+struct dpusim_tm_desc {
+	char devnode[PATH_MAX];		/* /dev/dpusim/tm */
+	unsigned int valid;		/* bit i: stats[i] was read and parsed */
+	uint64_t stats[DPUSIM_TM_NR_STATS];
+};
+
+/*
+ * Fills *tm and sets *found when the class device "tm" exists (the module
+ * is loaded); *found = false otherwise, which is not an error.  Returns
+ * DPU_ERR_SYSTEM with a reason in errbuf if libudev fails.
+ */
+dpu_error_t dpusim_discover_tm(struct dpusim_tm_desc *tm, bool *found,
+			       char *errbuf, size_t errlen);
+
 /* "rank12" -> 12; false for anything else ("tm", "rank", "rank1x"). */
 bool dpusim_parse_rank_name(const char *sysname, uint32_t *index);
 

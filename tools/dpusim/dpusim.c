@@ -3,7 +3,8 @@
  * dpusim — command-line tool for the simulated DPU ranks.
  *
  *   dpusim list [--json]   every rank: index, device, DPUs, MRAM, WRAM, owner,
- *                          and how close it is to its limits
+ *                          and how close it is to its limits; then the
+ *                          tag-matching device and its counters
  *   dpusim --help | --version
  *
  * Reads sysfs through libudev and never opens a rank, so it works while
@@ -31,8 +32,10 @@ static void usage(FILE *f)
 		"  list [--json]   list the simulated ranks (index, device, DPUs,\n"
 		"                  MRAM and WRAM per DPU, resident memory, owner,\n"
 		"                  pinned user pages, the asynchronous queue\n"
-		"                  against its limits); --json prints a JSON\n"
-		"                  array for scripts\n"
+		"                  against its limits), then the tag-matching\n"
+		"                  device /dev/dpusim/tm with its counters;\n"
+		"                  --json prints a JSON array for scripts: one\n"
+		"                  object per rank, then {\"tm\": {...}}\n"
 		"  help            this text\n"
 		"\n"
 		"options:\n"
@@ -163,7 +166,39 @@ static void json_u64(const char *key, bool valid, uint64_t v, bool last)
 	printf(last ? "" : ", ");
 }
 
-static void print_json(const struct dpusim_rank_desc *r, uint32_t n)
+/* "tm  /dev/dpusim/tm  contexts=N mrs=N ... overruns=N", as a table row */
+static void print_tm_text(const struct dpusim_tm_desc *tm)
+{
+	unsigned int i;
+
+	printf("%-5s %-22s", "tm", tm->devnode);
+	for (i = 0; i < DPUSIM_TM_NR_STATS; i++) {
+		if (tm->valid & (1U << i))
+			printf(" %s=%llu", dpusim_tm_stat_names[i],
+			       (unsigned long long)tm->stats[i]);
+		else
+			printf(" %s=?", dpusim_tm_stat_names[i]);
+	}
+	printf("\n");
+}
+
+/* The last element of the array: {"tm": {"devnode": ..., counters}} */
+static void print_tm_json(const struct dpusim_tm_desc *tm)
+{
+	unsigned int i;
+
+	printf("{\"tm\": {\"devnode\": ");
+	json_string(tm->devnode);
+	for (i = 0; i < DPUSIM_TM_NR_STATS; i++) {
+		printf(", ");
+		json_u64(dpusim_tm_stat_names[i], tm->valid & (1U << i),
+			 tm->stats[i], true);
+	}
+	printf("}}");
+}
+
+static void print_json(const struct dpusim_rank_desc *r, uint32_t n,
+		       const struct dpusim_tm_desc *tm)
 {
 	uint32_t i;
 
@@ -205,14 +240,19 @@ static void print_json(const struct dpusim_rank_desc *r, uint32_t n)
 			printf("null");
 		printf("}");
 	}
-	printf("%s]\n", n ? "\n" : "");
+	if (tm) {
+		printf("%s\n  ", n ? "," : "");
+		print_tm_json(tm);
+	}
+	printf("%s]\n", n || tm ? "\n" : "");
 }
 
 static int cmd_list(int argc, char **argv)
 {
 	struct dpusim_rank_desc *ranks = NULL;
+	struct dpusim_tm_desc tm;
+	bool json = false, have_tm = false;
 	uint32_t n = 0;
-	bool json = false;
 	char err[512];
 	int i;
 
@@ -235,11 +275,20 @@ static int cmd_list(int argc, char **argv)
 		fprintf(stderr, "dpusim: %s\n", err);
 		return 1;
 	}
-	if (json)
-		print_json(ranks, n);
-	else if (n) {
-		print_text(ranks, n);
-		print_budget(ranks, n);
+	if (dpusim_discover_tm(&tm, &have_tm, err, sizeof(err)) != DPU_OK) {
+		fprintf(stderr, "dpusim: %s\n", err);
+		free(ranks);
+		return 1;
+	}
+	if (json) {
+		print_json(ranks, n, have_tm ? &tm : NULL);
+	} else {
+		if (n)
+			print_text(ranks, n);
+		if (have_tm)
+			print_tm_text(&tm);
+		if (n)
+			print_budget(ranks, n);
 	}
 	free(ranks);
 	if (n == 0) {
