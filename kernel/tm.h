@@ -397,7 +397,7 @@ int dpusim_tm_srq_deliver(struct dpusim_tm_srq *srq, struct dpusim_tm_qp *qp,
 			  struct dpusim_tm_iter *msg, u32 len, bool signaled,
 			  u64 wr_id);
 void dpusim_tm_srq_flush_cqe(struct dpusim_tm_cq *cq, u32 qp_num,
-			     u32 src_qp);
+			     u32 src_qp, u16 wc_flags);
 
 /* tm_qp.c */
 int dpusim_tm_create_qp(struct dpusim_tm_ctx *ctx,

@@ -112,7 +112,9 @@ int dpusim_tm_destroy_qp(struct dpusim_tm_ctx *ctx, u32 handle)
 		mutex_lock(&srq->lock);
 		if (!srq->dead) {
 			xa_erase(&srq->qps, qp->num);
-			dpusim_tm_srq_flush_cqe(srq->cq, srq->num, qp->num);
+			dpusim_tm_srq_flush_cqe(srq->cq, srq->num, qp->num,
+						dpusim_tm_list_sync_req(&srq->list) ?
+						DPUSIM_TM_WC_F_TM_SYNC_REQ : 0);
 		}
 		mutex_unlock(&srq->lock);
 		qp->srq = NULL;

@@ -61,14 +61,17 @@ static void dpusim_tm_srq_cqe(struct dpusim_tm_srq *srq,
  * @cq: the peer's CQ
  * @qp_num: qp_num of the completion (the CQ's QP or SRQ)
  * @src_qp: the other end
+ * @wc_flags: DPUSIM_TM_WC_F_TM_SYNC_REQ on an SRQ's CQ when due
  *
  * Best effort: a full CQ counts an overrun.
  */
-void dpusim_tm_srq_flush_cqe(struct dpusim_tm_cq *cq, u32 qp_num, u32 src_qp)
+void dpusim_tm_srq_flush_cqe(struct dpusim_tm_cq *cq, u32 qp_num, u32 src_qp,
+			     u16 wc_flags)
 {
 	struct dpusim_tm_cqe c = {
 		.opcode = DPUSIM_TM_WC_RECV,
 		.status = DPUSIM_TM_WC_WR_FLUSH_ERR,
+		.wc_flags = wc_flags,
 		.qp_num = qp_num,
 		.src_qp = src_qp,
 	};
@@ -177,7 +180,7 @@ int dpusim_tm_destroy_srq(struct dpusim_tm_ctx *ctx, u32 handle)
 	srq->dead = true;
 	xa_for_each(&srq->qps, idx, qp) {
 		qp->reset = true;
-		dpusim_tm_srq_flush_cqe(qp->cq, qp->num, srq->num);
+		dpusim_tm_srq_flush_cqe(qp->cq, qp->num, srq->num, 0);
 		xa_erase(&srq->qps, idx);
 	}
 	dpusim_tm_list_fini(&srq->list, dpusim_tm_entry_drop);
