@@ -24,7 +24,8 @@ static void dpusim_tm_srq_free(struct kref *ref)
 						 ref);
 
 	xa_destroy(&srq->qps);
-	dpusim_tm_cq_put(srq->cq);
+	if (srq->cq)
+		dpusim_tm_cq_put(srq->cq);
 	mutex_destroy(&srq->lock);
 	kfree(srq);
 }
@@ -166,6 +167,7 @@ int dpusim_tm_destroy_srq(struct dpusim_tm_ctx *ctx, u32 handle)
 {
 	struct dpusim_tm_rbuf *rb, *tmp;
 	struct dpusim_tm_srq *srq;
+	struct dpusim_tm_cq *cq;
 	struct dpusim_tm_qp *qp;
 	unsigned long idx;
 
@@ -187,9 +189,16 @@ int dpusim_tm_destroy_srq(struct dpusim_tm_ctx *ctx, u32 handle)
 	list_for_each_entry_safe(rb, tmp, &srq->rbufs, node)
 		dpusim_tm_rbuf_drop(rb);
 	srq->nr_rbufs = 0;
+	/*
+	 * Nothing uses the CQ of a dead SRQ: let it (and its context) go now,
+	 * not when the last connected QP of another process lets go of it.
+	 */
+	cq = srq->cq;
+	srq->cq = NULL;
 	mutex_unlock(&srq->lock);
 
-	atomic_dec(&srq->cq->users);
+	atomic_dec(&cq->users);
+	dpusim_tm_cq_put(cq);
 	dpusim_tm_srq_put(srq);
 	return 0;
 }
