@@ -755,7 +755,12 @@ struct dpusim_tm_send_wr {
  *       dpusim_tm_recv_wr or dpusim_tm_send_wr
  *
  * Work requests are carried out in order; the call stops at the first
- * that fails and returns its error, with those before it done.
+ * that fails and returns its error, with those before it done.  A
+ * malformed work request (unknown opcode or flag, non-zero reserved
+ * field, more sg entries than the object's max_sge, an lkey that is not
+ * one of the context's regions or a range outside it) is EINVAL.  If
+ * the struct cannot be written back (EFAULT), the work requests may
+ * have been carried out.
  */
 struct dpusim_tm_post {
 	__u32 size;
