@@ -175,8 +175,10 @@ struct dpusim_tm_iter {
  * @ctx: the owning context (referenced)
  * @handle: the context's handle
  * @lock: protects @prod, @reserved, @overruns
- * @ring: header and entries, vmalloc_user, mapped by the process
+ * @ring: header and entries: @pages mapped with vmap()
  * @ring_size: bytes of @ring (page multiple)
+ * @pages: the ring's pages, inserted into the process's mapping
+ * @npages: entries of @pages
  * @nr_entries: entries, a power of two (the kernel's copy)
  * @prod: producer index (the kernel's copy)
  * @reserved: entries promised to operations under way
@@ -190,6 +192,8 @@ struct dpusim_tm_cq {
 	spinlock_t lock;	/* ring producer side */
 	struct dpusim_tm_cq_ring *ring;
 	size_t ring_size;
+	struct page **pages;
+	unsigned long npages;
 	u32 nr_entries;
 	u32 prod;
 	u32 reserved;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Completion queues: a ring in vmalloc_user memory that the process maps
+ * Completion queues: a ring of pages, mapped contiguously in the kernel
+ * (vmap) and into the process (vm_insert_pages), that the process maps
  * and reads without a system call.  As rxe's queues do, the kernel keeps
  * its own producer index and size and reads nothing of the mapping but the
  * consumer index, which only decides whether the ring is full: a hostile
@@ -27,6 +28,18 @@ static struct dpusim_tm_cqe *dpusim_tm_cq_entry(struct dpusim_tm_cq *cq,
 		(size_t)(idx & (cq->nr_entries - 1)) * sizeof(struct dpusim_tm_cqe);
 }
 
+static void dpusim_tm_cq_free_ring(struct dpusim_tm_cq *cq)
+{
+	unsigned long i;
+
+	if (cq->ring)
+		vunmap(cq->ring);
+	for (i = 0; cq->pages && i < cq->npages; i++)
+		if (cq->pages[i])
+			__free_page(cq->pages[i]);
+	kvfree(cq->pages);
+}
+
 /**
  * dpusim_tm_cq_alloc - a CQ with its ring, not yet in any context
  * @cqe: entries wanted, 1 .. DPUSIM_TM_MAX_CQE
@@ -36,6 +49,7 @@ static struct dpusim_tm_cqe *dpusim_tm_cq_entry(struct dpusim_tm_cq *cq,
 struct dpusim_tm_cq *dpusim_tm_cq_alloc(u32 cqe)
 {
 	struct dpusim_tm_cq *cq;
+	unsigned long i;
 
 	if (!cqe || cqe > DPUSIM_TM_MAX_CQE)
 		return ERR_PTR(-EINVAL);
@@ -46,17 +60,30 @@ struct dpusim_tm_cq *dpusim_tm_cq_alloc(u32 cqe)
 	cq->ring_size = PAGE_ALIGN(DPUSIM_TM_CQ_RING_ENTRIES +
 				   (size_t)cq->nr_entries *
 				   sizeof(struct dpusim_tm_cqe));
-	cq->ring = vmalloc_user(cq->ring_size);
-	if (!cq->ring) {
-		kfree(cq);
-		return ERR_PTR(-ENOMEM);
+	cq->npages = cq->ring_size >> PAGE_SHIFT;
+	cq->pages = kvcalloc(cq->npages, sizeof(*cq->pages), GFP_KERNEL_ACCOUNT);
+	if (!cq->pages)
+		goto err;
+	for (i = 0; i < cq->npages; i++) {
+		cq->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+					  __GFP_NOWARN);
+		if (!cq->pages[i])
+			goto err;
 	}
+	cq->ring = vmap(cq->pages, cq->npages, VM_MAP, PAGE_KERNEL);
+	if (!cq->ring)
+		goto err;
 	cq->ring->nr_entries = cq->nr_entries;
 	cq->ring->entry_size = sizeof(struct dpusim_tm_cqe);
 	kref_init(&cq->ref);
 	spin_lock_init(&cq->lock);
 	atomic_set(&cq->users, 0);
 	return cq;
+
+err:
+	dpusim_tm_cq_free_ring(cq);
+	kfree(cq);
+	return ERR_PTR(-ENOMEM);
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_tm_cq_alloc);
 
@@ -64,7 +91,7 @@ static void dpusim_tm_cq_free(struct kref *ref)
 {
 	struct dpusim_tm_cq *cq = container_of(ref, struct dpusim_tm_cq, ref);
 
-	vfree(cq->ring);
+	dpusim_tm_cq_free_ring(cq);
 	if (cq->ctx)
 		dpusim_tm_ctx_put(cq->ctx);
 	kfree(cq);
@@ -246,6 +273,7 @@ static const struct vm_operations_struct dpusim_tm_vm_ops = {
 int dpusim_tm_cq_mmap(struct dpusim_tm_ctx *ctx, struct vm_area_struct *vma)
 {
 	struct dpusim_tm_cq *cq;
+	unsigned long npages;
 	int ret;
 
 	if (!(vma->vm_flags & VM_SHARED))
@@ -263,10 +291,11 @@ int dpusim_tm_cq_mmap(struct dpusim_tm_ctx *ctx, struct vm_area_struct *vma)
 		ret = -EINVAL;
 		goto err;
 	}
-	ret = remap_vmalloc_range(vma, cq->ring, 0);
+	dpusim_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	npages = cq->npages;
+	ret = vm_insert_pages(vma, vma->vm_start, cq->pages, &npages);
 	if (ret)
 		goto err;
-	dpusim_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_private_data = cq;
 	vma->vm_ops = &dpusim_tm_vm_ops;
 	return 0;

@@ -288,6 +288,7 @@ static long dpusim_tm_ioctl(struct file *filp, unsigned int cmd,
 	void __user *ubuffer = (void __user *)arg;
 	const struct dpusim_tm_ioctl_op *op;
 	union dpusim_tm_ucmd_buffer buf;
+	u32 __user *nr_done;
 	unsigned int nr;
 	u32 user_size;
 	int ret;
@@ -310,20 +311,30 @@ static long dpusim_tm_ioctl(struct file *filp, unsigned int cmd,
 	if (ret)
 		return ret;
 
-	if (op->respond == DPUSIM_TM_OUT_ALWAYS)
+	/*
+	 * A post writes back only nr_done, which it first sets to 0: a
+	 * struct that cannot be written fails before anything is carried
+	 * out.
+	 */
+	nr_done = &((struct dpusim_tm_post __user *)ubuffer)->nr_done;
+	if (op->respond == DPUSIM_TM_OUT_ALWAYS) {
 		buf.post.nr_done = 0;
+		if (put_user(0, nr_done))
+			return -EFAULT;
+	}
 	if (atomic_xchg(&ctx->overrun, 0))
 		ret = -EOVERFLOW;	/* a CQ of the context overran */
 	else
 		ret = op->execute(ctx, &buf);
 	if (ret == -EOVERFLOW)
 		atomic_set(&ctx->overrun, 0);	/* reported now */
-	if (op->respond == DPUSIM_TM_OUT_ALWAYS ||
-	    (op->respond == DPUSIM_TM_OUT_OK && !ret)) {
+	if (op->respond == DPUSIM_TM_OUT_ALWAYS) {
+		if (put_user(buf.post.nr_done, nr_done))
+			ret = -EFAULT;
+	} else if (op->respond == DPUSIM_TM_OUT_OK && !ret) {
 		if (copy_to_user(ubuffer, &buf,
 				 min_t(size_t, user_size, op->size))) {
-			if (!ret)
-				dpusim_tm_undo_create(ctx, nr, &buf);
+			dpusim_tm_undo_create(ctx, nr, &buf);
 			ret = -EFAULT;
 		}
 	}

@@ -758,9 +758,11 @@ struct dpusim_tm_send_wr {
  * that fails and returns its error, with those before it done.  A
  * malformed work request (unknown opcode or flag, non-zero reserved
  * field, more sg entries than the object's max_sge, an lkey that is not
- * one of the context's regions or a range outside it) is EINVAL.  If
- * the struct cannot be written back (EFAULT), the work requests may
- * have been carried out.
+ * one of the context's regions or a range outside it) is EINVAL.  More
+ * untagged buffers than the SRQ's max_wr is ENOMEM.  The kernel writes
+ * back only @nr_done, with put_user(): first 0, before anything is
+ * carried out (a struct that cannot be written fails with EFAULT and
+ * changes nothing), then the final count.
  */
 struct dpusim_tm_post {
 	__u32 size;

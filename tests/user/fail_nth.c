@@ -32,6 +32,7 @@
 
 #include "kselftest_harness.h"
 #include "common.h"
+#include "tm_ioctl.h"
 
 #define RANK		1
 #define NODE		RANK_PATH(1)
@@ -822,5 +823,365 @@ TEST_F_TIMEOUT(fail_nth, open_rank, SWEEP_TIMEOUT)
 		       fired + 1);
 	EXPECT_LT(0, fired);
 }
+
+/* ----------------------------------------------- /dev/dpusim/tm paths */
+
+/*
+ * One context per run: a mapped CQ, regions over a guarded buffer, an
+ * SRQ and a QP connected to it, as far as the path needs; then the one
+ * call under injection.  A failure must be a clean errno that changes
+ * nothing: the regions, contexts and pinned pages of
+ * /sys/class/dpusim/tm, VmPin and the ring's producer (no completion) are
+ * as before, the context still answers, and the same call made again
+ * without injection succeeds.  Closing the context puts every count back.
+ */
+#define TM_BUFLEN	(8 * PAGE)
+
+struct tmc {
+	int fd, rank_fd;
+	uint8_t *buf;			/* TM_BUFLEN between guard pages */
+	struct tm_cq cq;
+	uint32_t lkey, srq, srq_num, qp, qp_num, made;
+	uint8_t msg[64];
+};
+
+enum { TMC_CQ = 1, TMC_MR = 2, TMC_SRQ = 4, TMC_QP = 8, TMC_CONN = 16 };
+
+struct tm_path {
+	unsigned int needs;		/* TMC_* made before the call */
+	int (*prepare)(struct tmc *t);	/* more set-up, 0 or errno */
+	int (*op)(struct tmc *t);	/* the call: 0 or errno */
+	void (*undo)(struct tmc *t);	/* after a success: back to the start */
+};
+
+struct tm_state { long long mrs, contexts, pinned; long vmpin; };
+
+static void tm_state(struct tm_state *s)
+{
+	s->mrs = sysfs_tm_attr("mrs");
+	s->contexts = sysfs_tm_attr("contexts");
+	s->pinned = sysfs_tm_attr("pinned_pages");
+	s->vmpin = proc_status_kb("VmPin:");
+}
+
+static int tmc_setup(struct tmc *t, unsigned int needs)
+{
+	int err = 0;
+
+	t->fd = tm_open();
+	if (t->fd < 0)
+		return errno;
+	if (needs & TMC_CQ)
+		err = tm_create_cq(t->fd, 64, &t->cq);
+	if (!err && (needs & TMC_MR))
+		err = tm_reg_mr(t->fd, t->buf, TM_BUFLEN, DPUSIM_TM_ACCESS_LOCAL_WRITE |
+				DPUSIM_TM_ACCESS_REMOTE_READ, &t->lkey);
+	if (!err && (needs & TMC_SRQ))
+		err = tm_create_srq(t->fd, t->cq.handle, 4, 4, 4, 2, &t->srq, &t->srq_num);
+	if (!err && (needs & TMC_QP))
+		err = tm_create_qp(t->fd, t->cq.handle, 2, &t->qp, &t->qp_num);
+	if (!err && (needs & TMC_CONN))
+		err = tm_connect(t->fd, t->qp, t->srq_num);
+	return err;
+}
+
+static int tm_op_reg_mr(struct tmc *t)
+{
+	return tm_reg_mr(t->fd, t->buf + PAGE / 2, 4 * PAGE,
+			 DPUSIM_TM_ACCESS_LOCAL_WRITE, &t->made);
+}
+
+static void tm_undo_mr(struct tmc *t)
+{
+	tm_destroy(t->fd, DPUSIM_IOCTL_TM_DEREG_MR, t->made);
+}
+
+static int tm_prep_rank(struct tmc *t)
+{
+	t->rank_fd = open(NODE, O_RDWR | O_CLOEXEC);
+	return t->rank_fd < 0 ? errno : 0;
+}
+
+static int tm_op_reg_mram(struct tmc *t)
+{
+	return tm_reg_mram(t->fd, t->rank_fd, 1, PAGE / 2, 3 * PAGE,
+			   DPUSIM_TM_ACCESS_LOCAL_WRITE | DPUSIM_TM_ACCESS_REMOTE_READ,
+			   &t->made);
+}
+
+static int tm_op_create_cq(struct tmc *t)
+{
+	struct tm_cq cq;
+	int err = tm_create_cq_nomap(t->fd, 100, &cq);
+
+	if (err)
+		return err;
+	err = tm_cq_map(t->fd, &cq);
+	if (err) {	/* the mmap failed: the CQ goes, the error stays */
+		tm_destroy(t->fd, DPUSIM_IOCTL_TM_DESTROY_CQ, cq.handle);
+		return err;
+	}
+	if (cq.ring->nr_entries != 128 || cq.ring->producer)
+		return EPROTO;
+	tm_cq_unmap(&cq);
+	t->made = cq.handle;
+	return 0;
+}
+
+static void tm_undo_cq(struct tmc *t)
+{
+	tm_destroy(t->fd, DPUSIM_IOCTL_TM_DESTROY_CQ, t->made);
+}
+
+static int tm_op_create_srq(struct tmc *t)
+{
+	return tm_create_srq(t->fd, t->cq.handle, 8, 8, 8, 4, &t->made, NULL);
+}
+
+static void tm_undo_srq(struct tmc *t)
+{
+	tm_destroy(t->fd, DPUSIM_IOCTL_TM_DESTROY_SRQ, t->made);
+}
+
+static int tm_op_create_qp(struct tmc *t)
+{
+	return tm_create_qp(t->fd, t->cq.handle, 4, &t->made, NULL);
+}
+
+static void tm_undo_qp(struct tmc *t)
+{
+	tm_destroy(t->fd, DPUSIM_IOCTL_TM_DESTROY_QP, t->made);
+}
+
+static int tm_op_connect(struct tmc *t)
+{
+	return tm_connect(t->fd, t->qp, t->srq_num);
+}
+
+static void tm_undo_connect(struct tmc *t)
+{
+	/* a QP connects once: a new one for the run again */
+	tm_destroy(t->fd, DPUSIM_IOCTL_TM_DESTROY_QP, t->qp);
+	tm_create_qp(t->fd, t->cq.handle, 2, &t->qp, &t->qp_num);
+	tm_cq_drain(&t->cq);
+}
+
+static int tm_op_tag_add(struct tmc *t)
+{
+	return tm_tag_add(t->fd, t->srq, 7, ~0ULL, t->lkey, t->buf, 256, 1, &t->made);
+}
+
+static void tm_undo_tag(struct tmc *t)
+{
+	struct dpusim_tm_ops_wr del = {
+		.opcode = DPUSIM_TM_WR_TAG_DEL, .handle = t->made,
+	};
+
+	tm_post(t->fd, DPUSIM_IOCTL_TM_POST_SRQ_OPS, 0, t->srq, 0, &del, 1, NULL);
+	tm_cq_drain(&t->cq);
+}
+
+static int tm_op_recv(struct tmc *t)
+{
+	return tm_post_recv(t->fd, t->srq, t->lkey, t->buf + PAGE, 512, 2);
+}
+
+static void tm_undo_recv(struct tmc *t)
+{
+	uint32_t x = 0;
+
+	/* an unexpected message takes the buffer */
+	tm_send_eager(t->fd, t->qp, 0x99, 0, &x, sizeof(x), 0);
+	tm_cq_drain(&t->cq);
+}
+
+static int tm_prep_tag(struct tmc *t)
+{
+	return tm_tag_add(t->fd, t->srq, 7, ~0ULL, t->lkey, t->buf, 256, 1, NULL);
+}
+
+static int tm_op_eager(struct tmc *t)
+{
+	memset(t->msg, 0xe5, sizeof(t->msg));
+	return tm_send_eager(t->fd, t->qp, 7, 42, t->msg, 48, DPUSIM_TM_SEND_SIGNALED);
+}
+
+static void tm_undo_consumed(struct tmc *t)
+{
+	tm_cq_drain(&t->cq);
+	tm_prep_tag(t);		/* the entry the message took */
+}
+
+static int tm_prep_untagged(struct tmc *t)
+{
+	return tm_post_recv(t->fd, t->srq, t->lkey, t->buf + PAGE, 512, 2);
+}
+
+static int tm_op_unexpected(struct tmc *t)
+{
+	memset(t->msg, 0x3c, sizeof(t->msg));
+	return tm_send_eager(t->fd, t->qp, 0x1234, 1, t->msg, 40, 0);
+}
+
+static void tm_undo_unexpected(struct tmc *t)
+{
+	tm_cq_drain(&t->cq);
+	tm_prep_untagged(t);
+}
+
+static int tm_op_rndv(struct tmc *t)
+{
+	uint8_t m[32];
+
+	tm_tmh(m, DPUSIM_TM_TMH_RNDV, 5, 7);
+	tm_rvh(m + 16, (uintptr_t)t->buf + 4 * PAGE, t->lkey, 200);
+	return tm_send_inline(t->fd, 0, t->qp, 0, m, sizeof(m), 0, 3);
+}
+
+static int tm_op_rdma_read(struct tmc *t)
+{
+	struct dpusim_tm_sge sge = { (uintptr_t)t->buf + 2 * PAGE, 300, t->lkey };
+	struct dpusim_tm_send_wr wr = {
+		.wr_id = 9, .opcode = DPUSIM_TM_WR_RDMA_READ,
+		.flags = DPUSIM_TM_SEND_SIGNALED, .sg_list = (uintptr_t)&sge,
+		.num_sge = 1, .remote_addr = (uintptr_t)t->buf + 5 * PAGE,
+		.rkey = t->lkey,
+	};
+
+	return tm_post(t->fd, DPUSIM_IOCTL_TM_POST_SEND, DPUSIM_TM_POST_FROM_SRQ,
+		       t->srq, t->qp_num, &wr, 1, NULL);
+}
+
+static void tm_undo_drain(struct tmc *t)
+{
+	tm_cq_drain(&t->cq);
+}
+
+/* One run at n = nth->n (0: none); returns 1 if the armed fault fired. */
+static int tm_run_once(struct __test_metadata *_metadata, const struct tm_path *p,
+		       struct tmc *t, struct nth *nth, const struct tm_state *base)
+{
+	struct dpusim_tm_query q = { .size = sizeof(q) };
+	struct tm_state before, after;
+	unsigned int n = nth->n;
+	uint32_t prod = 0;
+	int err, fired;
+
+	t->rank_fd = -1;
+	memset(&t->cq, 0, sizeof(t->cq));
+	ASSERT_EQ(0, tmc_setup(t, p->needs)) TH_LOG("n=%u: set-up", n);
+	if (p->prepare)
+		ASSERT_EQ(0, p->prepare(t)) TH_LOG("n=%u: prepare", n);
+	if (t->cq.ring) {
+		tm_cq_drain(&t->cq);
+		prod = t->cq.ring->producer;
+	}
+	tm_state(&before);
+
+	nth_arm(_metadata, nth);
+	err = p->op(t);
+	fired = nth_disarm(_metadata, nth);
+
+	if (!n)
+		ASSERT_EQ(0, err) TH_LOG("the uninjected run failed: %s", strerror(err));
+	if (err) {
+		EXPECT_TRUE(clean_errno(err))
+			TH_LOG("n=%u: errno %d (%s), not one an injected fault may give",
+			       n, err, strerror(err));
+		EXPECT_TRUE(fired) TH_LOG("n=%u: failed (%s) without consuming the fault",
+					  n, strerror(err));
+		tm_state(&after);
+		EXPECT_EQ(before.mrs, after.mrs) TH_LOG("n=%u: mrs", n);
+		EXPECT_EQ(before.contexts, after.contexts) TH_LOG("n=%u: contexts", n);
+		EXPECT_EQ(before.pinned, after.pinned) TH_LOG("n=%u: pinned_pages", n);
+		EXPECT_EQ(before.vmpin, after.vmpin) TH_LOG("n=%u: VmPin", n);
+		if (t->cq.ring)
+			EXPECT_EQ(prod, t->cq.ring->producer)
+				TH_LOG("n=%u: a failed call (%s) wrote a completion", n, strerror(err));
+		if (t->cq.ring)
+			EXPECT_EQ(0, t->cq.ring->flags) TH_LOG("n=%u: ring flags", n);
+		/* the context still works, and nothing was half done */
+		EXPECT_EQ(0, tm_call(t->fd, DPUSIM_IOCTL_TM_QUERY, &q)) TH_LOG("n=%u", n);
+		EXPECT_EQ(0, p->op(t)) TH_LOG("n=%u: the call again, without the fault", n);
+	} else if (n) {
+		EXPECT_EQ(0, tm_call(t->fd, DPUSIM_IOCTL_TM_QUERY, &q)) TH_LOG("n=%u", n);
+	}
+	if (p->undo)
+		p->undo(t);
+	tm_cq_unmap(&t->cq);
+	EXPECT_EQ(0, close(t->fd));
+	if (t->rank_fd >= 0)
+		close(t->rank_fd);
+	tm_state(&after);
+	EXPECT_EQ(base->mrs, after.mrs) TH_LOG("n=%u: mrs after close", n);
+	EXPECT_EQ(base->contexts, after.contexts) TH_LOG("n=%u: contexts after close", n);
+	EXPECT_EQ(base->pinned, after.pinned) TH_LOG("n=%u: pinned_pages after close", n);
+	EXPECT_EQ(base->vmpin, after.vmpin) TH_LOG("n=%u: VmPin after close", n);
+	return fired;
+}
+
+static unsigned int tm_sweep(struct __test_metadata *_metadata,
+			     const struct tm_path *p)
+{
+	struct tm_state base;
+	unsigned int fired = 0;
+	struct nth nth;
+	struct tmc t = { 0 };
+	uint8_t *m;
+	int f;
+
+	if (access(TM_PATH, F_OK)) {
+		SKIP(return 0, "no %s", TM_PATH);
+	}
+	m = mmap(NULL, TM_BUFLEN + 2 * PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	ASSERT_NE(MAP_FAILED, m) TH_LOG("buffer");
+	ASSERT_EQ(0, mprotect(m, PAGE, PROT_NONE));
+	ASSERT_EQ(0, mprotect(m + PAGE + TM_BUFLEN, PAGE, PROT_NONE));
+	t.buf = m + PAGE;
+	tm_state(&base);
+	nth_open(_metadata, &nth);
+	for (nth.n = 0; nth.n <= MAX_NTH; nth.n++) {
+		f = tm_run_once(_metadata, p, &t, &nth, &base);
+		if (_metadata->exit_code == KSFT_FAIL && nth.n > 3)
+			break;
+		if (nth.n && !f)
+			break;
+		fired += f;
+	}
+	EXPECT_GE(MAX_NTH, nth.n) TH_LOG("still failing at n=%u", MAX_NTH);
+	close(nth.fd);
+	munmap(m, TM_BUFLEN + 2 * PAGE);
+	return fired;
+}
+
+#define TM_SWEEP(name, _needs, _prep, _op, _undo)			\
+TEST_F_TIMEOUT(fail_nth, name, SWEEP_TIMEOUT)				\
+{									\
+	static const struct tm_path p = {				\
+		.needs = _needs, .prepare = _prep, .op = _op,		\
+		.undo = _undo,						\
+	};								\
+	unsigned int n = tm_sweep(_metadata, &p);			\
+									\
+	ksft_print_msg("%s: %u fault sites swept (n = 1..%u)\n",	\
+		       #name, n, n + 1);				\
+	EXPECT_LT(0, n) TH_LOG("no fault site at all");			\
+}
+
+#define TMC_ALL	(TMC_CQ | TMC_MR | TMC_SRQ | TMC_QP | TMC_CONN)
+
+TM_SWEEP(tm_reg_mr_user, 0, NULL, tm_op_reg_mr, tm_undo_mr)
+TM_SWEEP(tm_reg_mr_mram, 0, tm_prep_rank, tm_op_reg_mram, tm_undo_mr)
+TM_SWEEP(tm_create_cq_mmap, 0, NULL, tm_op_create_cq, tm_undo_cq)
+TM_SWEEP(tm_create_srq, TMC_CQ, NULL, tm_op_create_srq, tm_undo_srq)
+TM_SWEEP(tm_create_qp, TMC_CQ, NULL, tm_op_create_qp, tm_undo_qp)
+TM_SWEEP(tm_connect, TMC_CQ | TMC_SRQ | TMC_QP, NULL, tm_op_connect, tm_undo_connect)
+TM_SWEEP(tm_post_ops_add, TMC_CQ | TMC_MR | TMC_SRQ, NULL, tm_op_tag_add, tm_undo_tag)
+TM_SWEEP(tm_post_recv, TMC_ALL, NULL, tm_op_recv, tm_undo_recv)
+TM_SWEEP(tm_send_eager_expected, TMC_ALL, tm_prep_tag, tm_op_eager, tm_undo_consumed)
+TM_SWEEP(tm_send_unexpected, TMC_ALL, tm_prep_untagged, tm_op_unexpected, tm_undo_unexpected)
+TM_SWEEP(tm_send_rendezvous, TMC_ALL, tm_prep_tag, tm_op_rndv, tm_undo_consumed)
+TM_SWEEP(tm_srq_rdma_read, TMC_ALL, NULL, tm_op_rdma_read, tm_undo_drain)
 
 TEST_HARNESS_MAIN

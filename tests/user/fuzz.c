@@ -39,6 +39,7 @@
  * (default 20, split over the phases), DPUSIM_FUZZ_CALLS (at least that
  * many calls in total; the last phase runs until reached).
  */
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -50,6 +51,7 @@
 
 #include "kselftest_harness.h"
 #include "common.h"
+#include "tm_ioctl.h"
 
 #define PAGE		4096UL
 #define MAREA		(128UL << 10)	/* MRAM area at each end, per DPU */
@@ -115,7 +117,7 @@ static void es_fmt(const eset *s, char *buf, size_t n)
 
 /* ---------------------------------------------------- shared statistics */
 
-#define NOPS 4
+#define NOPS 20	/* 4 of the rank, 16 of /dev/dpusim/tm */
 
 struct fz_stats {
 	uint64_t calls, ok, violations, printed, helper_calls;
@@ -125,6 +127,7 @@ struct fz_stats {
 };
 
 static struct fz_stats *ST;	/* MAP_SHARED: every test process adds */
+static char tm_why[2][96];	/* TM: the call that left an overrun pending */
 static uint64_t g_seed;
 static double g_seconds = 20;
 static uint64_t g_calls;
@@ -346,6 +349,7 @@ struct ctx {
 	bool may_eintr, may_ebadf, flap_on;
 	bool stop_on_ebadf, saw_ebadf;
 	bool ro_shared;		/* the memfd views are shared with a fork */
+	bool tm_mode;		/* pick the ops of /dev/dpusim/tm */
 	int async_pct;
 	uint64_t calls, nviol;
 	struct dpusim_xfer_dpu dv[MAXD + 8];
@@ -468,11 +472,24 @@ struct fz_call {
 	eset must, may, amb;
 	long ret;
 	int err;
+	/* tag matching: the context, the wr list, an mmap's arguments */
+	int tctx, tm_q, tm_mflags, tm_mprot;
+	bool tm_ovf;		/* an overrun pending: reported by this call */
+	uint32_t tm_nw;
+	uint64_t tm_wrs, tm_mlen, tm_moff;
 	/* the fields, as the kernel would read them */
 	union {
 		struct dpusim_rank_info info;
 		struct dpusim_xfer x;
 		struct dpusim_sync s;
+		struct dpusim_tm_query tq;
+		struct dpusim_tm_reg_mr trm;
+		struct dpusim_tm_destroy td;
+		struct dpusim_tm_create_cq tcq;
+		struct dpusim_tm_create_srq tsrq;
+		struct dpusim_tm_create_qp tqp;
+		struct dpusim_tm_connect tcon;
+		struct dpusim_tm_post tp;
 	} f;
 	uint8_t img[8192 + 64];	/* the struct as written, tail included */
 };
@@ -493,6 +510,8 @@ struct fz_op {
 	void (*gen)(struct ctx *c, struct fz_call *k);
 	void (*predict)(struct ctx *c, struct fz_call *k);
 	void (*commit)(struct ctx *c, struct fz_call *k);
+	bool tm;			/* on /dev/dpusim/tm (k->tctx's fd) */
+	void (*exec)(struct ctx *c, struct fz_call *k);	/* not an ioctl */
 };
 
 static void violation(struct ctx *c, struct fz_call *k, const char *fmt, ...)
@@ -529,6 +548,15 @@ static void violation(struct ctx *c, struct fz_call *k, const char *fmt, ...)
 			msg("  blocks[%u] = {%#llx, %#llx}", i,
 			    (unsigned long long)k->bv[i].addr,
 			    (unsigned long long)k->bv[i].length);
+	} else if (k->op->tm) {
+		const uint32_t *w = (const uint32_t *)&k->f;
+
+		if (k->tm_ovf)
+			msg("  overrun pending since %s", tm_why[k->tctx]);
+		msg("  tm ctx %d fields %#x %#x %#x %#x %#x %#x %#x %#x nr_wr-list %u mmap %#llx@%#llx flags %#x",
+		    k->tctx, w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7],
+		    k->tm_nw, (unsigned long long)k->tm_mlen,
+		    (unsigned long long)k->tm_moff, k->tm_mflags);
 	} else if (k->op->cmd == DPUSIM_IOCTL_SYNC) {
 		msg("  sync flags=%#x timeout_ms=%u reserved=%u", k->f.s.flags,
 		    k->f.s.timeout_ms, k->f.s.__reserved);
@@ -1344,6 +1372,1295 @@ static void commit_nothing(struct ctx *c, struct fz_call *k)
 {
 }
 
+/* ------------------------------------------- tag matching: /dev/dpusim/tm */
+
+/*
+ * The TM world: two contexts (two opens of /dev/dpusim/tm), their CQs
+ * (every ring mapped), MRs over guarded buffers (and MRAM of rank3),
+ * SRQs, QPs and connections, kept here so the generators name live,
+ * dead and random objects.  After every TM call every ring is scanned:
+ * the producer only moves forward, new completions carry known opcodes
+ * and statuses, the consumer is advanced (mostly) or scribbled (ahead,
+ * far behind) to provoke overruns; a CQ's overruns counter that moved
+ * marks its context: its next ioctl must fail with EOVERFLOW (once).
+ */
+#define TM_NCTX		2
+#define TM_NCQ		8
+#define TM_NMR		16
+#define TM_NSRQ		6
+#define TM_NQP		12
+#define TM_NH		48
+#define TM_BUF		(64UL << 10)
+#define TM_WRS_OFF	(16UL << 10)	/* desc: the wr array */
+#define TM_SGE_OFF	(24UL << 10)	/* desc: sg lists, 256 bytes per wr */
+#define TM_MSG_OFF	(48UL << 10)	/* desc: inline messages */
+#define TM_MAXWR	24
+
+struct tm_wcq { uint32_t h, nr, prod; uint64_t off, size; uint8_t *ring; int ctx; bool live; uint32_t ovr; };
+struct tm_wmr { uint32_t key, access; uint64_t addr, len; int ctx; bool live, mram; };
+struct tm_wsrq {
+	uint32_t h, num, sge, tags, ops, wr, unexp;
+	uint32_t th[TM_NH];		/* tag handles issued */
+	int nth, ctx, cq;
+	bool live;
+};
+struct tm_wqp { uint32_t h, num, sge; int ctx, cq, srq; bool live; };
+
+struct tmw {
+	int fd[TM_NCTX], rank_fd;
+	uint64_t mram;
+	uint32_t nr_dpus;
+	uint8_t *buf[TM_NCTX];
+	struct tm_wcq cq[TM_NCQ];
+	struct tm_wmr mr[TM_NMR];
+	struct tm_wsrq srq[TM_NSRQ];
+	struct tm_wqp qp[TM_NQP];
+	bool pending[TM_NCTX];
+	uint64_t cqes, overruns, bad_cqe, nr_done_kept;
+};
+
+static struct tmw *TW;
+
+/* A free CQ slot; the ring of a destroyed CQ is unmapped to make one. */
+static int tm_free_slot_cq(void)
+{
+	int i;
+
+	for (i = 0; i < TM_NCQ; i++)
+		if (!TW->cq[i].ring)
+			return i;
+	for (i = 0; i < TM_NCQ; i++)
+		if (!TW->cq[i].live) {
+			munmap(TW->cq[i].ring, TW->cq[i].size);
+			TW->cq[i].ring = NULL;
+			return i;
+		}
+	return -1;
+}
+
+static int tm_live_cq(struct ctx *c, int cx)
+{
+	int i, n = 0, pick = -1;
+
+	for (i = 0; i < TM_NCQ; i++)
+		if (TW->cq[i].live && TW->cq[i].ctx == cx && !rn(&c->rng, ++n))
+			pick = i;
+	return pick;
+}
+
+/* A handle: a live object's (@live >= 0), a dead one's, 0 or random. */
+static uint32_t tm_handle(struct ctx *c, int live, uint32_t h)
+{
+	unsigned int r = rn(&c->rng, 100);
+
+	if (live >= 0 && r < 85)
+		return h;
+	if (r < 90)
+		return 0;
+	if (r < 96)
+		return 1 + rn(&c->rng, 40);
+	return rnd(&c->rng);
+}
+
+static int tm_pick_srq(struct ctx *c, int cx)
+{
+	int i, n = 0, pick = -1;
+
+	for (i = 0; i < TM_NSRQ; i++)
+		if (TW->srq[i].live && (cx < 0 || TW->srq[i].ctx == cx) &&
+		    !rn(&c->rng, ++n))
+			pick = i;
+	return pick;
+}
+
+static int tm_pick_qp(struct ctx *c, int cx, bool connected)
+{
+	int i, n = 0, pick = -1;
+
+	for (i = 0; i < TM_NQP; i++)
+		if (TW->qp[i].live && (cx < 0 || TW->qp[i].ctx == cx) &&
+		    (!connected || TW->qp[i].srq >= 0) && !rn(&c->rng, ++n))
+			pick = i;
+	return pick;
+}
+
+static int tm_pick_mr(struct ctx *c, int cx, uint32_t need)
+{
+	int i, n = 0, pick = -1;
+
+	for (i = 0; i < TM_NMR; i++)
+		if (TW->mr[i].live && TW->mr[i].ctx == cx &&
+		    (TW->mr[i].access & need) == need && !rn(&c->rng, ++n))
+			pick = i;
+	return pick;
+}
+
+/* One sg entry: inside MR @mi mostly, else a defect (EINVAL/EACCES). */
+static void tm_sge(struct ctx *c, int mi, uint32_t maxlen,
+		   struct dpusim_tm_sge *s, bool *defect)
+{
+	const struct tm_wmr *m = mi >= 0 ? &TW->mr[mi] : NULL;
+	uint64_t off, len;
+
+	if (!m || chance(&c->rng, 4)) {
+		s->addr = m ? m->addr : (uintptr_t)TW->buf[0];
+		s->length = 1 + rn(&c->rng, 64);
+		s->lkey = chance(&c->rng, 50) ? 0 : rnd(&c->rng) & 0xffff;
+		*defect = true;
+		return;
+	}
+	len = rn(&c->rng, (m->len < maxlen ? m->len : maxlen) + 1);
+	off = rn(&c->rng, m->len - len + 1);
+	s->addr = m->addr + off;
+	s->length = len;
+	s->lkey = m->key;
+	if (chance(&c->rng, 3)) {	/* past the end of the region */
+		s->addr = m->addr + m->len - rn(&c->rng, 8);
+		s->length = 9 + rn(&c->rng, 64);
+		*defect = true;
+	}
+}
+
+static uint64_t tm_place_sges(struct ctx *c, int wi,
+			      const struct dpusim_tm_sge *s, uint32_t n,
+			      bool *bad)
+{
+	size_t off = TM_SGE_OFF + (size_t)wi * 16 * sizeof(*s);
+
+	if (n && chance(&c->rng, 2)) {
+		*bad = true;
+		return chance(&c->rng, 50) ? (uintptr_t)c->none : 8;
+	}
+	put_bytes(c, c->desc + off, s, n * sizeof(*s));
+	return (uintptr_t)(c->desc + off);
+}
+
+/* Place the wr array; EFAULT possible unless it went to writable memory. */
+static uint64_t tm_place_wrs(struct ctx *c, struct fz_call *k, const void *wrs,
+			     size_t len, bool writes_back)
+{
+	uint64_t a = place_list(c, wrs, len, TM_WRS_OFF, RO_BLOCKS,
+				RO_LEN - RO_BLOCKS);
+
+	if (range_check(&c->rs, a, len, writes_back) != RC_OK)
+		es_add(&k->may, EFAULT);
+	k->tm_wrs = a;
+	return a;
+}
+
+static void tm_choose_ctx(struct ctx *c, struct fz_call *k)
+{
+	k->tctx = rn(&c->rng, TM_NCTX);
+}
+
+/* -- QUERY */
+
+static void gen_tm_query(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_tm_query q = { .size = sizeof(q) };
+
+	tm_choose_ctx(c, k);
+	if (chance(&c->rng, 5))
+		q.flags = 1u << rn(&c->rng, 32);
+	if (chance(&c->rng, 20))
+		q.max_num_tags = q.max_msg = rnd(&c->rng);
+	place_struct(c, k, &q);
+}
+
+static void predict_tm_query(struct ctx *c, struct fz_call *k)
+{
+	if (k->f.tq.flags)
+		es_add(&k->must, EINVAL);
+	if (range_check(&c->rs, (uintptr_t)k->arg, 4, true) != RC_OK)
+		es_add(&k->must, EFAULT);
+}
+
+static void commit_tm_query(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_tm_query q;
+
+	if (k->ret || (k->place != PL_RW && k->place != PL_RO))
+		return;
+	memcpy(&q, k->arg, sizeof(q));
+	if (q.max_num_tags != DPUSIM_TM_MAX_NUM_TAGS ||
+	    q.max_ops != DPUSIM_TM_MAX_OPS || q.max_sge != DPUSIM_TM_MAX_SGE ||
+	    q.max_rndv_hdr_size != DPUSIM_TM_MAX_RNDV_HDR_SIZE ||
+	    q.max_srq_wr != DPUSIM_TM_MAX_SRQ_WR ||
+	    q.max_cqe != DPUSIM_TM_MAX_CQE || q.max_inline != DPUSIM_TM_MAX_INLINE ||
+	    q.max_qp_recv != DPUSIM_TM_MAX_QP_RECV ||
+	    q.max_msg != DPUSIM_TM_MAX_MSG || !(q.cap_flags & DPUSIM_TM_CAP_RC))
+		violation(c, k, "TM_QUERY returned limits other than the header's");
+}
+
+/* -- REG_MR */
+
+static void gen_tm_reg_mr(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_tm_reg_mr r = { .size = sizeof(r) };
+	unsigned int p = rn(&c->rng, 100);
+	uint64_t off;
+
+	tm_choose_ctx(c, k);
+	r.access = chance(&c->rng, 85) ?
+		   DPUSIM_TM_ACCESS_LOCAL_WRITE | DPUSIM_TM_ACCESS_REMOTE_READ : rn(&c->rng, 8);
+	if (p < 80) {
+		off = rn(&c->rng, TM_BUF);
+		r.addr = (uintptr_t)TW->buf[k->tctx] + off;
+		r.length = 1 + rn(&c->rng, chance(&c->rng, 70) ? 512 : TM_BUF - off);
+		if (chance(&c->rng, 3))
+			r.length += PAGE;	/* into the guard page */
+	} else if (p < 88 && TW->rank_fd >= 0) {
+		r.flags = DPUSIM_TM_MR_MRAM;
+		r.rank_fd = TW->rank_fd;
+		r.dpu = chance(&c->rng, 90) ? rn(&c->rng, TW->nr_dpus) : TW->nr_dpus + rn(&c->rng, 4);
+		r.addr = chance(&c->rng, 90) ? rn(&c->rng, 1 << 20) : TW->mram - rn(&c->rng, 64);
+		r.length = 1 + rn(&c->rng, 2 * PAGE);
+		if (chance(&c->rng, 5))
+			r.rank_fd = chance(&c->rng, 50) ? 999 : TW->fd[0];
+	} else if (p < 92) {
+		r.addr = (uintptr_t)c->ro + rn(&c->rng, PAGE);
+		r.length = 1 + rn(&c->rng, PAGE);
+	} else if (p < 95) {
+		r.addr = (uintptr_t)c->none;
+		r.length = 1 + rn(&c->rng, PAGE);
+	} else {
+		r.addr = rnd(&c->rng);
+		r.length = chance(&c->rng, 50) ? 0 : rnd(&c->rng) >> rn(&c->rng, 64);
+	}
+	if (chance(&c->rng, 3))
+		r.flags |= 1u << (1 + rn(&c->rng, 31));
+	if (chance(&c->rng, 3))
+		r.__reserved = 1;
+	if (chance(&c->rng, 3))
+		r.length = 0;
+	if (chance(&c->rng, 2))
+		r.length = DPUSIM_TM_MAX_MSG + 1 + rn(&c->rng, 4096);
+	if (chance(&c->rng, 3) && !(r.flags & DPUSIM_TM_MR_MRAM))
+		r.dpu = 1;
+	if (chance(&c->rng, 10))
+		r.lkey = r.rkey = rnd(&c->rng);	/* out fields */
+	place_struct(c, k, &r);
+}
+
+static void predict_tm_reg_mr(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_tm_reg_mr *r = &k->f.trm;
+	bool mram = r->flags & DPUSIM_TM_MR_MRAM;
+	uint64_t end;
+
+	if ((r->flags & ~DPUSIM_TM_MR_MRAM) || r->access > 7 || !r->length ||
+	    r->__reserved || (!mram && (r->rank_fd || r->dpu)))
+		es_add(&k->must, EINVAL);
+	else if (r->length > DPUSIM_TM_MAX_MSG)
+		es_add(&k->must, E2BIG);
+	else if (__builtin_add_overflow(r->addr, r->length, &end))
+		es_add(&k->must, EOVERFLOW);
+	else if (!mram && range_check(&c->rs, r->addr, r->length, false) != RC_OK)
+		es_add(&k->must, EFAULT);
+	if (!es_empty(&k->must))
+		return;
+	if (mram) {
+		if (r->rank_fd != TW->rank_fd)
+			es_add(&k->must, r->rank_fd == TW->fd[0] ? ENODEV : EBADF);
+		else if (r->dpu >= TW->nr_dpus)
+			es_add(&k->must, EINVAL);
+		else if (end > TW->mram)
+			es_add(&k->must, EOVERFLOW);
+	} else if ((r->access & (DPUSIM_TM_ACCESS_LOCAL_WRITE |
+				 DPUSIM_TM_ACCESS_REMOTE_WRITE)) &&
+		   range_check(&c->rs, r->addr, r->length, true) != RC_OK) {
+		es_add(&k->must, EFAULT);
+	}
+	if (range_check(&c->rs, (uintptr_t)k->arg, sizeof(*r), true) != RC_OK)
+		es_add(&k->may, EFAULT);
+	es_add(&k->amb, ENOMEM);
+	es_add(&k->amb, ENOSPC);
+}
+
+static void commit_tm_reg_mr(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_tm_reg_mr *r = &k->f.trm;
+	struct dpusim_tm_reg_mr out;
+	int i;
+
+	if (k->ret)
+		return;
+	memcpy(&out, k->arg, sizeof(out));
+	if (!out.lkey || out.lkey != out.rkey)
+		violation(c, k, "REG_MR: lkey %u rkey %u", out.lkey, out.rkey);
+	for (i = 0; i < TM_NMR; i++)
+		if (!TW->mr[i].live)
+			break;
+	if (i == TM_NMR) {
+		tm_destroy(TW->fd[k->tctx], DPUSIM_IOCTL_TM_DEREG_MR, out.lkey);
+		return;
+	}
+	TW->mr[i] = (struct tm_wmr){ out.lkey, r->access, r->addr, r->length,
+				     k->tctx, true, r->flags & DPUSIM_TM_MR_MRAM };
+}
+
+/* -- DEREG_MR, DESTROY_CQ, DESTROY_SRQ, DESTROY_QP */
+
+static void gen_tm_destroy(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_tm_destroy d = { .size = sizeof(d) };
+	int i = -1, n = 0, j;
+
+	tm_choose_ctx(c, k);
+	switch (k->cmd) {
+	case DPUSIM_IOCTL_TM_DEREG_MR:
+		i = tm_pick_mr(c, k->tctx, 0);
+		d.handle = tm_handle(c, i, i >= 0 ? TW->mr[i].key : 0);
+		break;
+	case DPUSIM_IOCTL_TM_DESTROY_CQ:
+		i = tm_live_cq(c, k->tctx);
+		d.handle = tm_handle(c, i, i >= 0 ? TW->cq[i].h : 0);
+		break;
+	case DPUSIM_IOCTL_TM_DESTROY_SRQ:
+		for (j = 0; j < TM_NSRQ; j++)
+			if (TW->srq[j].live && TW->srq[j].ctx == k->tctx && !rn(&c->rng, ++n))
+				i = j;
+		d.handle = tm_handle(c, i, i >= 0 ? TW->srq[i].h : 0);
+		break;
+	default:
+		for (j = 0; j < TM_NQP; j++)
+			if (TW->qp[j].live && TW->qp[j].ctx == k->tctx && !rn(&c->rng, ++n))
+				i = j;
+		d.handle = tm_handle(c, i, i >= 0 ? TW->qp[i].h : 0);
+		break;
+	}
+	if (chance(&c->rng, 4))
+		d.flags = 1u << rn(&c->rng, 32);
+	if (chance(&c->rng, 4))
+		d.__reserved = 1 + rn(&c->rng, 100);
+	place_struct(c, k, &d);
+}
+
+static void predict_tm_destroy(struct ctx *c, struct fz_call *k)
+{
+	if (k->f.td.flags || k->f.td.__reserved)
+		es_add(&k->must, EINVAL);
+	es_add(&k->amb, ENOENT);
+	es_add(&k->amb, EBUSY);
+	es_add(&k->amb, EOVERFLOW);
+}
+
+static void commit_tm_destroy(struct ctx *c, struct fz_call *k)
+{
+	uint32_t h = k->f.td.handle;
+	int i, j;
+
+	commit_none(c, k);
+	if (k->ret)
+		return;
+	switch (k->cmd) {
+	case DPUSIM_IOCTL_TM_DEREG_MR:
+		for (i = 0; i < TM_NMR; i++)
+			if (TW->mr[i].live && TW->mr[i].key == h && TW->mr[i].ctx == k->tctx)
+				TW->mr[i].live = false;
+		break;
+	case DPUSIM_IOCTL_TM_DESTROY_CQ:
+		for (i = 0; i < TM_NCQ; i++)
+			if (TW->cq[i].live && TW->cq[i].h == h && TW->cq[i].ctx == k->tctx) {
+				TW->cq[i].live = false;
+				for (j = 0; j < TM_NSRQ; j++)
+					if (TW->srq[j].live && TW->srq[j].cq == i)
+						violation(c, k, "DESTROY_CQ of a CQ an SRQ uses succeeded");
+				for (j = 0; j < TM_NQP; j++)
+					if (TW->qp[j].live && TW->qp[j].cq == i)
+						violation(c, k, "DESTROY_CQ of a CQ a QP uses succeeded");
+			}
+		break;
+	case DPUSIM_IOCTL_TM_DESTROY_SRQ:
+		for (i = 0; i < TM_NSRQ; i++)
+			if (TW->srq[i].live && TW->srq[i].h == h && TW->srq[i].ctx == k->tctx) {
+				TW->srq[i].live = false;
+				for (j = 0; j < TM_NQP; j++)
+					if (TW->qp[j].srq == i)
+						TW->qp[j].srq = -2;	/* reset */
+			}
+		break;
+	default:
+		for (i = 0; i < TM_NQP; i++)
+			if (TW->qp[i].live && TW->qp[i].h == h && TW->qp[i].ctx == k->tctx)
+				TW->qp[i].live = false;
+		break;
+	}
+}
+
+/* -- CREATE_CQ (and its mapping) */
+
+static void gen_tm_create_cq(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_tm_create_cq q = { .size = sizeof(q) };
+	unsigned int r = rn(&c->rng, 100);
+
+	tm_choose_ctx(c, k);
+	q.cqe = r < 70 ? 1 + rn(&c->rng, 8) : r < 90 ? 1 + rn(&c->rng, 300) :
+		r < 94 ? 0 : r < 97 ? DPUSIM_TM_MAX_CQE + rn(&c->rng, 3) : rnd(&c->rng);
+	if (chance(&c->rng, 4))
+		q.flags = 1u << rn(&c->rng, 32);
+	if (chance(&c->rng, 10))
+		q.handle = q.mmap_offset = q.mmap_size = rnd(&c->rng);
+	place_struct(c, k, &q);
+}
+
+static void predict_tm_create_cq(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_tm_create_cq *q = &k->f.tcq;
+
+	if (q->flags || !q->cqe)
+		es_add(&k->must, EINVAL);
+	if (q->cqe > DPUSIM_TM_MAX_CQE)
+		es_add(&k->must, E2BIG);
+	if (range_check(&c->rs, (uintptr_t)k->arg, sizeof(*q), true) != RC_OK)
+		es_add(&k->may, EFAULT);
+	es_add(&k->amb, ENOMEM);
+	es_add(&k->amb, ENOSPC);
+}
+
+static void commit_tm_create_cq(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_tm_create_cq out;
+	struct tm_cq cq;
+	uint32_t want = 1;
+	int i;
+
+	if (k->ret)
+		return;
+	memcpy(&out, k->arg, sizeof(out));
+	while (want < k->f.tcq.cqe)
+		want <<= 1;
+	if (out.cqe != want || out.mmap_size < DPUSIM_TM_CQ_RING_ENTRIES + (uint64_t)want * TM_CQE_SIZE ||
+	    out.mmap_offset % PAGE || !out.handle)
+		violation(c, k, "CREATE_CQ(%u): cqe %u handle %u offset %#llx size %#llx",
+			  k->f.tcq.cqe, out.cqe, out.handle,
+			  (unsigned long long)out.mmap_offset,
+			  (unsigned long long)out.mmap_size);
+	cq = (struct tm_cq){ out.handle, out.cqe, out.mmap_offset, out.mmap_size };
+	i = tm_free_slot_cq();
+	if (i < 0 || out.cqe > 512 || tm_cq_map(TW->fd[k->tctx], &cq)) {
+		tm_destroy(TW->fd[k->tctx], DPUSIM_IOCTL_TM_DESTROY_CQ, out.handle);
+		return;
+	}
+	if (cq.ring->nr_entries != out.cqe || cq.ring->entry_size != TM_CQE_SIZE ||
+	    cq.ring->producer || cq.ring->consumer || cq.ring->flags)
+		violation(c, k, "new ring: nr %u entry_size %u producer %u flags %#x",
+			  cq.ring->nr_entries, cq.ring->entry_size,
+			  cq.ring->producer, cq.ring->flags);
+	TW->cq[i] = (struct tm_wcq){ out.handle, out.cqe, 0, out.mmap_offset,
+				     out.mmap_size, (uint8_t *)cq.ring, k->tctx, true };
+}
+
+/* -- CREATE_SRQ */
+
+static uint32_t tm_lim(struct ctx *c, uint32_t small, uint32_t max, bool *bad)
+{
+	unsigned int r = rn(&c->rng, 100);
+
+	if (r < 92)
+		return 1 + rn(&c->rng, small);
+	*bad = true;
+	return r < 95 ? 0 : max + 1 + rn(&c->rng, 3);
+}
+
+static void gen_tm_create_srq(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_tm_create_srq s = { .size = sizeof(s) };
+	int q;
+	bool bad = false;
+
+	tm_choose_ctx(c, k);
+	q = tm_live_cq(c, k->tctx);
+	s.cq_handle = tm_handle(c, q, q >= 0 ? TW->cq[q].h : 0);
+	s.max_num_tags = tm_lim(c, 8, DPUSIM_TM_MAX_NUM_TAGS, &bad);
+	s.max_ops = tm_lim(c, 6, DPUSIM_TM_MAX_OPS, &bad);
+	s.max_wr = tm_lim(c, 6, DPUSIM_TM_MAX_SRQ_WR, &bad);
+	s.max_sge = tm_lim(c, 3, DPUSIM_TM_MAX_SGE, &bad);
+	if (chance(&c->rng, 3))
+		s.flags = 1u << rn(&c->rng, 32);
+	if (chance(&c->rng, 3))
+		s.__reserved = 1;
+	place_struct(c, k, &s);
+}
+
+static void predict_tm_create_srq(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_tm_create_srq *s = &k->f.tsrq;
+
+	if (s->flags || s->__reserved || !s->max_num_tags || !s->max_ops ||
+	    !s->max_wr || !s->max_sge)
+		es_add(&k->must, EINVAL);
+	else if (s->max_num_tags > DPUSIM_TM_MAX_NUM_TAGS ||
+		 s->max_ops > DPUSIM_TM_MAX_OPS ||
+		 s->max_wr > DPUSIM_TM_MAX_SRQ_WR || s->max_sge > DPUSIM_TM_MAX_SGE)
+		es_add(&k->must, E2BIG);
+	if (range_check(&c->rs, (uintptr_t)k->arg, sizeof(*s), true) != RC_OK)
+		es_add(&k->may, EFAULT);
+	es_add(&k->amb, ENOENT);
+	es_add(&k->amb, ENOMEM);
+	es_add(&k->amb, ENOSPC);
+}
+
+static int tm_cq_idx(int cx, uint32_t h)
+{
+	int i;
+
+	for (i = 0; i < TM_NCQ; i++)
+		if (TW->cq[i].live && TW->cq[i].ctx == cx && TW->cq[i].h == h)
+			return i;
+	return -1;
+}
+
+static void commit_tm_create_srq(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_tm_create_srq *s = &k->f.tsrq;
+	struct dpusim_tm_create_srq out;
+	int i, q = tm_cq_idx(k->tctx, s->cq_handle);
+
+	if (k->ret)
+		return;
+	memcpy(&out, k->arg, sizeof(out));
+	for (i = 0; i < TM_NSRQ; i++)
+		if (!TW->srq[i].live)
+			break;
+	if (i == TM_NSRQ || q < 0) {
+		if (q < 0)
+			violation(c, k, "CREATE_SRQ on CQ %u (not a live CQ) succeeded",
+				  s->cq_handle);
+		tm_destroy(TW->fd[k->tctx], DPUSIM_IOCTL_TM_DESTROY_SRQ, out.handle);
+		return;
+	}
+	memset(&TW->srq[i], 0, sizeof(TW->srq[i]));
+	TW->srq[i].h = out.handle;
+	TW->srq[i].num = out.srq_num;
+	TW->srq[i].sge = s->max_sge;
+	TW->srq[i].tags = s->max_num_tags;
+	TW->srq[i].ops = s->max_ops;
+	TW->srq[i].wr = s->max_wr;
+	TW->srq[i].ctx = k->tctx;
+	TW->srq[i].cq = q;
+	TW->srq[i].live = true;
+}
+
+/* -- CREATE_QP */
+
+static void gen_tm_create_qp(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_tm_create_qp s = { .size = sizeof(s) };
+	bool bad = false;
+	int q;
+
+	tm_choose_ctx(c, k);
+	q = tm_live_cq(c, k->tctx);
+	s.cq_handle = tm_handle(c, q, q >= 0 ? TW->cq[q].h : 0);
+	s.max_sge = tm_lim(c, 4, DPUSIM_TM_MAX_SGE, &bad);
+	if (chance(&c->rng, 3))
+		s.flags = 1u << rn(&c->rng, 32);
+	place_struct(c, k, &s);
+}
+
+static void predict_tm_create_qp(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_tm_create_qp *s = &k->f.tqp;
+
+	if (s->flags || !s->max_sge)
+		es_add(&k->must, EINVAL);
+	else if (s->max_sge > DPUSIM_TM_MAX_SGE)
+		es_add(&k->must, E2BIG);
+	if (range_check(&c->rs, (uintptr_t)k->arg, sizeof(*s), true) != RC_OK)
+		es_add(&k->may, EFAULT);
+	es_add(&k->amb, ENOENT);
+	es_add(&k->amb, ENOMEM);
+	es_add(&k->amb, ENOSPC);
+}
+
+static void commit_tm_create_qp(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_tm_create_qp *s = &k->f.tqp;
+	struct dpusim_tm_create_qp out;
+	int i, q = tm_cq_idx(k->tctx, s->cq_handle);
+
+	if (k->ret)
+		return;
+	memcpy(&out, k->arg, sizeof(out));
+	for (i = 0; i < TM_NQP; i++)
+		if (!TW->qp[i].live)
+			break;
+	if (i == TM_NQP || q < 0) {
+		if (q < 0)
+			violation(c, k, "CREATE_QP on CQ %u (not a live CQ) succeeded",
+				  s->cq_handle);
+		tm_destroy(TW->fd[k->tctx], DPUSIM_IOCTL_TM_DESTROY_QP, out.handle);
+		return;
+	}
+	TW->qp[i] = (struct tm_wqp){ out.handle, out.qp_num, s->max_sge,
+				     k->tctx, q, -1, true };
+}
+
+/* -- CONNECT */
+
+static void gen_tm_connect(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_tm_connect s = { .size = sizeof(s) };
+	int q, r;
+
+	tm_choose_ctx(c, k);
+	q = tm_pick_qp(c, k->tctx, false);
+	r = tm_pick_srq(c, -1);
+	s.qp_handle = tm_handle(c, q, q >= 0 ? TW->qp[q].h : 0);
+	s.srq_num = tm_handle(c, r, r >= 0 ? TW->srq[r].num : 0);
+	if (chance(&c->rng, 3))
+		s.flags = 1u << rn(&c->rng, 32);
+	place_struct(c, k, &s);
+}
+
+static void predict_tm_connect(struct ctx *c, struct fz_call *k)
+{
+	if (k->f.tcon.flags)
+		es_add(&k->must, EINVAL);
+	es_add(&k->amb, ENOENT);
+	es_add(&k->amb, EISCONN);
+	es_add(&k->amb, ENOMEM);
+}
+
+static void commit_tm_connect(struct ctx *c, struct fz_call *k)
+{
+	int i, j;
+
+	commit_none(c, k);
+	if (k->ret)
+		return;
+	for (i = 0; i < TM_NQP; i++)
+		if (TW->qp[i].live && TW->qp[i].ctx == k->tctx &&
+		    TW->qp[i].h == k->f.tcon.qp_handle)
+			break;
+	for (j = 0; j < TM_NSRQ; j++)
+		if (TW->srq[j].live && TW->srq[j].num == k->f.tcon.srq_num)
+			break;
+	if (i == TM_NQP || j == TM_NSRQ) {
+		violation(c, k, "CONNECT of qp %u to srq %u (not both live) succeeded",
+			  k->f.tcon.qp_handle, k->f.tcon.srq_num);
+		return;
+	}
+	if (TW->qp[i].srq != -1)
+		violation(c, k, "CONNECT of a QP connected before succeeded");
+	TW->qp[i].srq = j;
+}
+
+/* -- POST_SRQ_OPS, POST_SRQ_RECV, POST_SEND */
+
+static void tm_post_top(struct ctx *c, struct dpusim_tm_post *p, uint32_t nr)
+{
+	p->size = sizeof(*p);
+	p->nr_wr = nr;
+	if (chance(&c->rng, 2))
+		p->nr_wr = 0;
+	if (chance(&c->rng, 2))
+		p->nr_wr = DPUSIM_TM_MAX_WR + 1 + rn(&c->rng, 100);
+	if (chance(&c->rng, 2))
+		p->flags |= 1u << (1 + rn(&c->rng, 31));
+	if (chance(&c->rng, 10))
+		p->nr_done = rnd(&c->rng);	/* out */
+}
+
+static void gen_tm_srq_ops(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_tm_ops_wr w[TM_MAXWR] = {};
+	struct dpusim_tm_sge s[16];
+	struct dpusim_tm_post p = {};
+	struct tm_wsrq *q;
+	int si, i, j, mi;
+	uint32_t nr, ns;
+	bool defect = false, bad = false;
+
+	tm_choose_ctx(c, k);
+	si = tm_pick_srq(c, k->tctx);
+	q = si >= 0 ? &TW->srq[si] : NULL;
+	p.handle = tm_handle(c, si, q ? q->h : 0);
+	nr = 1 + rn(&c->rng, q && chance(&c->rng, 90) ? q->ops : TM_MAXWR);
+	for (i = 0; i < (int)nr; i++) {
+		unsigned int r = rn(&c->rng, 100);
+
+		w[i].wr_id = rnd(&c->rng);
+		w[i].flags = rn(&c->rng, 4);
+		w[i].unexpected_cnt = q && chance(&c->rng, 70) ? q->unexp : rn(&c->rng, 4);
+		if (r < 60) {
+			w[i].opcode = DPUSIM_TM_WR_TAG_ADD;
+			w[i].recv_wr_id = rnd(&c->rng);
+			w[i].tag = rn(&c->rng, 6);
+			w[i].mask = chance(&c->rng, 70) ? ~0ULL : chance(&c->rng, 50) ? 0 : rnd(&c->rng);
+			ns = q ? rn(&c->rng, q->sge + 1) : 1;
+			if (chance(&c->rng, 2))
+				ns = 17;
+			for (j = 0; j < (int)ns && j < 16; j++) {
+				mi = tm_pick_mr(c, chance(&c->rng, 97) ? k->tctx : !k->tctx,
+						chance(&c->rng, 95) ? DPUSIM_TM_ACCESS_LOCAL_WRITE : 0);
+				tm_sge(c, mi, 256, &s[j], &defect);
+			}
+			w[i].num_sge = ns;
+			w[i].sg_list = tm_place_sges(c, i, s, ns < 16 ? ns : 16, &bad);
+		} else if (r < 85) {
+			w[i].opcode = DPUSIM_TM_WR_TAG_DEL;
+			w[i].handle = q && q->nth && chance(&c->rng, 85) ?
+				      q->th[rn(&c->rng, q->nth)] : rn(&c->rng, 3) ? rnd(&c->rng) : 0;
+		} else if (r < 97) {
+			w[i].opcode = DPUSIM_TM_WR_TAG_SYNC;
+		} else {
+			w[i].opcode = 3 + rn(&c->rng, 10);
+		}
+		if (chance(&c->rng, 1))
+			w[i].flags |= 4;
+		if (chance(&c->rng, 1))
+			w[i].__reserved = 1;
+	}
+	tm_post_top(c, &p, nr);
+	p.wrs = tm_place_wrs(c, k, w, nr * sizeof(w[0]), true);
+	k->tm_nw = nr;
+	place_struct(c, k, &p);
+}
+
+static bool tm_post_predict_top(struct ctx *c, struct fz_call *k, bool send)
+{
+	const struct dpusim_tm_post *p = &k->f.tp;
+
+	if ((send ? p->flags & ~DPUSIM_TM_POST_FROM_SRQ : p->flags) ||
+	    (!(send && (p->flags & DPUSIM_TM_POST_FROM_SRQ)) && p->remote_qpn) ||
+	    !p->nr_wr)
+		es_add(&k->must, EINVAL);
+	else if (p->nr_wr > DPUSIM_TM_MAX_WR)
+		es_add(&k->must, E2BIG);
+	/* the struct goes back always (nr_done) */
+	if (range_check(&c->rs, (uintptr_t)k->arg, sizeof(*p), true) != RC_OK) {
+		if (es_empty(&k->must))
+			es_add(&k->must, EFAULT);
+		else
+			es_add(&k->may, EFAULT);
+	}
+	if (p->wrs != k->tm_wrs || p->nr_wr != k->tm_nw)
+		es_add(&k->may, EFAULT);	/* a random or shortened list */
+	return es_empty(&k->must);
+}
+
+static void predict_tm_srq_ops(struct ctx *c, struct fz_call *k)
+{
+	static const int e[] = { ENOENT, EINVAL, EACCES, ENOMEM, EFAULT,
+				 EOVERFLOW, ECONNRESET, E2BIG, 0 };
+	int i;
+
+	tm_post_predict_top(c, k, false);
+	for (i = 0; e[i]; i++)
+		es_add(&k->amb, e[i]);
+}
+
+/*
+ * nr_done is "always written": the number done, or the failing index.
+ * Left as the caller wrote it (an early failure) is a finding of its
+ * own, counted apart so that it does not hide the others.
+ */
+static bool tm_check_nr_done(struct ctx *c, struct fz_call *k, uint32_t done)
+{
+	uint32_t in;
+
+	if (k->size != sizeof(k->f.tp))
+		return false;	/* a struct refused as such is not written back */
+	memcpy(&in, k->img + offsetof(struct dpusim_tm_post, nr_done), 4);
+	if (k->ret && done == in && in > k->f.tp.nr_wr) {
+		TW->nr_done_kept++;
+		if (TW->nr_done_kept <= 3)
+			violation(c, k, "nr_done not written: still the caller's %u (nr_wr %u, %s)",
+				  done, k->f.tp.nr_wr, ename(k->err));
+		else
+			c->nviol++, st_add(&ST->violations, 1);
+		return false;
+	}
+	if (done > k->f.tp.nr_wr || (!k->ret && done != k->f.tp.nr_wr)) {
+		violation(c, k, "nr_done %u of %u (ret %ld)", done, k->f.tp.nr_wr, k->ret);
+		return false;
+	}
+	return true;
+}
+
+/* Handles written back by the ADDs done; DEL completions say the rest. */
+static void commit_tm_srq_ops(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_tm_post *p = &k->f.tp;
+	const struct dpusim_tm_ops_wr *w;
+	uint32_t done, i;
+	struct tm_wsrq *q = NULL;
+
+	if (k->place != PL_RW)
+		return;
+	memcpy(&done, k->arg + offsetof(struct dpusim_tm_post, nr_done), 4);
+	if (!tm_check_nr_done(c, k, done))
+		return;
+	if (k->tm_wrs != (uintptr_t)(c->desc + TM_WRS_OFF) || p->wrs != k->tm_wrs)
+		return;
+	for (i = 0; i < TM_NSRQ; i++)
+		if (TW->srq[i].live && TW->srq[i].ctx == k->tctx && TW->srq[i].h == p->handle)
+			q = &TW->srq[i];
+	if (!q)
+		return;
+	w = (const struct dpusim_tm_ops_wr *)(c->desc + TM_WRS_OFF);
+	for (i = 0; i < done && i < k->tm_nw; i++)
+		if (w[i].opcode == DPUSIM_TM_WR_TAG_ADD) {
+			if (!w[i].handle)
+				violation(c, k, "ADD %u of %u done (nr_done %u, %s), handle 0 written back",
+					  i, k->tm_nw, done, ename(k->err));
+			if (q->nth < TM_NH)
+				q->th[q->nth++] = w[i].handle;
+			else
+				q->th[rn(&c->rng, TM_NH)] = w[i].handle;
+		}
+}
+
+static void gen_tm_srq_recv(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_tm_recv_wr w[TM_MAXWR] = {};
+	struct dpusim_tm_sge s[16];
+	struct dpusim_tm_post p = {};
+	struct tm_wsrq *q;
+	int si, i, j, mi;
+	uint32_t nr, ns;
+	bool defect = false, bad = false;
+
+	tm_choose_ctx(c, k);
+	si = tm_pick_srq(c, k->tctx);
+	q = si >= 0 ? &TW->srq[si] : NULL;
+	p.handle = tm_handle(c, si, q ? q->h : 0);
+	nr = 1 + rn(&c->rng, chance(&c->rng, 80) ? 3 : TM_MAXWR);
+	for (i = 0; i < (int)nr; i++) {
+		w[i].wr_id = rnd(&c->rng);
+		ns = q ? rn(&c->rng, q->sge + 1) : 1;
+		if (chance(&c->rng, 2))
+			ns = 17;
+		for (j = 0; j < (int)ns && j < 16; j++) {
+			mi = tm_pick_mr(c, chance(&c->rng, 97) ? k->tctx : !k->tctx,
+					chance(&c->rng, 95) ? DPUSIM_TM_ACCESS_LOCAL_WRITE : 0);
+			tm_sge(c, mi, 256, &s[j], &defect);
+		}
+		w[i].num_sge = ns;
+		w[i].sg_list = tm_place_sges(c, i, s, ns < 16 ? ns : 16, &bad);
+		if (chance(&c->rng, 1))
+			w[i].__reserved = 1;
+	}
+	tm_post_top(c, &p, nr);
+	p.wrs = tm_place_wrs(c, k, w, nr * sizeof(w[0]), false);
+	k->tm_nw = nr;
+	place_struct(c, k, &p);
+}
+
+static void predict_tm_srq_recv(struct ctx *c, struct fz_call *k)
+{
+	static const int e[] = { ENOENT, EINVAL, EACCES, ENOMEM, EFAULT,
+				 ECONNRESET, E2BIG, 0 };
+	int i;
+
+	tm_post_predict_top(c, k, false);
+	for (i = 0; e[i]; i++)
+		es_add(&k->amb, e[i]);
+}
+
+static void commit_tm_post(struct ctx *c, struct fz_call *k)
+{
+	uint32_t done;
+
+	if (k->place != PL_RW)
+		return;
+	memcpy(&done, k->arg + offsetof(struct dpusim_tm_post, nr_done), 4);
+	tm_check_nr_done(c, k, done);
+}
+
+/* A message of @kind for a QP of context @cx: its bytes at @m, its length. */
+static uint32_t tm_msg(struct ctx *c, int cx, uint8_t *m)
+{
+	unsigned int r = rn(&c->rng, 100);
+	uint32_t len, i, plen;
+	int mi;
+
+	if (r < 50) {			/* eager */
+		plen = rn(&c->rng, chance(&c->rng, 80) ? 64 : 240);
+		tm_tmh(m, DPUSIM_TM_TMH_EAGER, rnd(&c->rng), rn(&c->rng, 6));
+		len = 16 + plen;
+	} else if (r < 75) {		/* rendezvous */
+		mi = tm_pick_mr(c, cx, chance(&c->rng, 90) ? DPUSIM_TM_ACCESS_REMOTE_READ : 0);
+		tm_tmh(m, DPUSIM_TM_TMH_RNDV, rnd(&c->rng), rn(&c->rng, 6));
+		if (mi >= 0 && chance(&c->rng, 85)) {
+			uint64_t l = rn(&c->rng, (TW->mr[mi].len < 600 ? TW->mr[mi].len : 600) + 1);
+
+			tm_rvh(m + 16, TW->mr[mi].addr + rn(&c->rng, TW->mr[mi].len - l + 1),
+			       TW->mr[mi].key, l);
+			if (chance(&c->rng, 8))	/* past the end */
+				tm_rvh(m + 16, TW->mr[mi].addr + TW->mr[mi].len - 4, TW->mr[mi].key, 64);
+		} else {
+			tm_rvh(m + 16, rnd(&c->rng), rn(&c->rng, 3) ? rnd(&c->rng) & 0xfff : 0,
+			       rn(&c->rng, 512));
+		}
+		len = 32 + rn(&c->rng, 33);
+		if (chance(&c->rng, 4))
+			len = chance(&c->rng, 50) ? 16 + rn(&c->rng, 16) : 65 + rn(&c->rng, 64);
+	} else if (r < 85) {
+		tm_tmh(m, DPUSIM_TM_TMH_NO_TAG, rnd(&c->rng), rnd(&c->rng));
+		len = 16 + rn(&c->rng, 100);
+	} else if (r < 92) {
+		tm_tmh(m, DPUSIM_TM_TMH_FIN, rnd(&c->rng), rn(&c->rng, 6));
+		len = 32;
+	} else if (r < 96) {
+		tm_tmh(m, DPUSIM_TM_TMH_EAGER, 0, 0);
+		len = rn(&c->rng, 16);	/* no room for the TMH */
+	} else {
+		tm_tmh(m, 4 + rn(&c->rng, 250), 0, 0);
+		len = 16 + rn(&c->rng, 30);
+	}
+	for (i = 32; i < len; i++)
+		m[i] = rnd(&c->rng);
+	if (len > 16 && r < 50)
+		for (i = 16; i < 32 && i < len; i++)
+			m[i] = rnd(&c->rng);
+	return len;
+}
+
+/* The message as sg entries: inline pieces, or copied into an MR. */
+static uint32_t tm_msg_sges(struct ctx *c, int cx, int wi, const uint8_t *m,
+			    uint32_t len, bool inl, struct dpusim_tm_sge *s)
+{
+	uint8_t *dst = c->desc + TM_MSG_OFF + (size_t)wi * 320;
+	uint32_t n = 1 + rn(&c->rng, 3), i, pos = 0, piece;
+	int mi;
+
+	if (!inl) {
+		mi = tm_pick_mr(c, cx, 0);
+		if (mi < 0 || TW->mr[mi].mram || TW->mr[mi].len < len ||
+		    TW->mr[mi].addr < (uintptr_t)TW->buf[cx] ||
+		    TW->mr[mi].addr + TW->mr[mi].len > (uintptr_t)TW->buf[cx] + TM_BUF) {
+			inl = true;
+		} else {
+			uint64_t off = rn(&c->rng, TW->mr[mi].len - len + 1);
+
+			memcpy((void *)(uintptr_t)(TW->mr[mi].addr + off), m, len);
+			s[0] = (struct dpusim_tm_sge){ TW->mr[mi].addr + off, len,
+						       TW->mr[mi].key };
+			return 1;
+		}
+	}
+	memcpy(dst, m, len);
+	for (i = 0; i < n; i++) {
+		piece = i == n - 1 ? len - pos : rn(&c->rng, len - pos + 1);
+		s[i] = (struct dpusim_tm_sge){ (uintptr_t)dst + pos, piece, 0 };
+		pos += piece;
+	}
+	return n;
+}
+
+static void gen_tm_send(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_tm_send_wr w[TM_MAXWR] = {};
+	struct dpusim_tm_sge s[16];
+	struct dpusim_tm_post p = {};
+	uint8_t m[256];
+	int qi, si, i, mi, j;
+	uint32_t nr, len, ns;
+	bool bad = false, defect = false;
+
+	tm_choose_ctx(c, k);
+	nr = 1 + rn(&c->rng, chance(&c->rng, 85) ? 2 : 8);
+	if (chance(&c->rng, 75)) {			/* QP -> SRQ */
+		qi = tm_pick_qp(c, k->tctx, chance(&c->rng, 90));
+		p.handle = tm_handle(c, qi, qi >= 0 ? TW->qp[qi].h : 0);
+		for (i = 0; i < (int)nr; i++) {
+			len = tm_msg(c, k->tctx, m);
+			w[i].wr_id = rnd(&c->rng);
+			w[i].opcode = chance(&c->rng, 97) ? DPUSIM_TM_WR_SEND :
+				      chance(&c->rng, 50) ? DPUSIM_TM_WR_RDMA_READ : rn(&c->rng, 8);
+			w[i].flags = (chance(&c->rng, 30) ? DPUSIM_TM_SEND_SIGNALED : 0) |
+				     (chance(&c->rng, 70) ? DPUSIM_TM_SEND_INLINE : 0);
+			w[i].num_sge = tm_msg_sges(c, k->tctx, i, m, len,
+						   w[i].flags & DPUSIM_TM_SEND_INLINE, s);
+			if (w[i].num_sge > 1 || s[0].lkey == 0)
+				w[i].flags |= DPUSIM_TM_SEND_INLINE;
+			w[i].sg_list = tm_place_sges(c, i, s, w[i].num_sge, &bad);
+			if (chance(&c->rng, 1))
+				w[i].flags |= 1u << rn(&c->rng, 32);
+		}
+	} else {					/* SRQ -> QP: FIN, reply, RDMA read */
+		si = tm_pick_srq(c, k->tctx);
+		qi = -1;
+		for (j = 0; si >= 0 && j < TM_NQP; j++)
+			if (TW->qp[j].live && TW->qp[j].srq == si && (qi < 0 || chance(&c->rng, 50)))
+				qi = j;
+		p.flags = DPUSIM_TM_POST_FROM_SRQ;
+		p.handle = tm_handle(c, si, si >= 0 ? TW->srq[si].h : 0);
+		p.remote_qpn = tm_handle(c, qi, qi >= 0 ? TW->qp[qi].num : 0);
+		for (i = 0; i < (int)nr; i++) {
+			w[i].wr_id = rnd(&c->rng);
+			w[i].flags = chance(&c->rng, 40) ? DPUSIM_TM_SEND_SIGNALED : 0;
+			if (chance(&c->rng, 55)) {
+				w[i].opcode = DPUSIM_TM_WR_RDMA_READ;
+				ns = si >= 0 ? rn(&c->rng, TW->srq[si].sge + 1) : 1;
+				for (j = 0; j < (int)ns; j++) {
+					mi = tm_pick_mr(c, k->tctx, chance(&c->rng, 95) ?
+							DPUSIM_TM_ACCESS_LOCAL_WRITE : 0);
+					tm_sge(c, mi, 200, &s[j], &defect);
+				}
+				w[i].num_sge = ns;
+				w[i].sg_list = tm_place_sges(c, i, s, ns, &bad);
+				mi = qi >= 0 ? tm_pick_mr(c, TW->qp[qi].ctx,
+							  chance(&c->rng, 85) ? DPUSIM_TM_ACCESS_REMOTE_READ : 0) : -1;
+				if (mi >= 0 && chance(&c->rng, 90)) {
+					w[i].remote_addr = TW->mr[mi].addr + rn(&c->rng, TW->mr[mi].len);
+					w[i].rkey = TW->mr[mi].key;
+				} else {
+					w[i].remote_addr = rnd(&c->rng);
+					w[i].rkey = rn(&c->rng, 64);
+				}
+			} else {
+				w[i].opcode = DPUSIM_TM_WR_SEND;
+				w[i].flags |= DPUSIM_TM_SEND_INLINE;
+				len = tm_msg(c, k->tctx, m);
+				if (chance(&c->rng, 60) && len > 64)
+					len = 16 + rn(&c->rng, 49);
+				w[i].num_sge = tm_msg_sges(c, k->tctx, i, m, len, true, s);
+				w[i].sg_list = tm_place_sges(c, i, s, w[i].num_sge, &bad);
+			}
+			if (chance(&c->rng, 1))
+				w[i].__reserved2 = 1;
+		}
+	}
+	tm_post_top(c, &p, nr);
+	if (chance(&c->rng, 2))
+		p.remote_qpn = 1 + rn(&c->rng, 100);
+	p.wrs = tm_place_wrs(c, k, w, nr * sizeof(w[0]), false);
+	k->tm_nw = nr;
+	place_struct(c, k, &p);
+}
+
+static void predict_tm_send(struct ctx *c, struct fz_call *k)
+{
+	static const int e[] = { ENOENT, EINVAL, EACCES, ENOMEM, EFAULT, E2BIG,
+				 EOVERFLOW, ECONNRESET, ENOTCONN, EAGAIN,
+				 EREMOTEIO, 0 };
+	int i;
+
+	tm_post_predict_top(c, k, true);
+	for (i = 0; e[i]; i++)
+		es_add(&k->amb, e[i]);
+}
+
+/* -- mmap of the context fd, poll */
+
+static void gen_tm_mmap(struct ctx *c, struct fz_call *k)
+{
+	int q = -1, i, n = 0;
+
+	tm_choose_ctx(c, k);
+	for (i = 0; i < TM_NCQ; i++)
+		if (TW->cq[i].ring && TW->cq[i].ctx == k->tctx && !rn(&c->rng, ++n))
+			q = i;
+	k->tm_mlen = q >= 0 ? TW->cq[q].size : PAGE;
+	k->tm_moff = q >= 0 ? TW->cq[q].off : PAGE;
+	k->tm_mflags = MAP_SHARED;
+	k->tm_mprot = PROT_READ | PROT_WRITE;
+	k->tm_q = q;
+	switch (rn(&c->rng, 12)) {
+	case 0: k->tm_mlen += PAGE; break;
+	case 1: k->tm_mlen = k->tm_mlen > PAGE ? k->tm_mlen - PAGE : 2 * PAGE; break;
+	case 2: k->tm_moff += PAGE * (1 + rn(&c->rng, 300)); break;
+	case 3: k->tm_moff = rnd(&c->rng) & ~(PAGE - 1) & ((1ULL << 46) - 1); break;
+	case 4: k->tm_mflags = MAP_PRIVATE; break;
+	case 5: k->tm_mprot = PROT_READ; break;
+	case 6: k->tm_moff = 0; break;
+	default: break;
+	}
+	k->cmd = 0;
+	k->place = PL_RW;
+}
+
+static void predict_tm_mmap(struct ctx *c, struct fz_call *k)
+{
+	const struct tm_wcq *q = NULL;
+	bool ok;
+	int i;
+
+	/* the live CQ at that offset, if any (every live CQ is tracked) */
+	k->tm_q = -1;
+	for (i = 0; i < TM_NCQ; i++)
+		if (TW->cq[i].live && TW->cq[i].ctx == k->tctx &&
+		    TW->cq[i].off == k->tm_moff)
+			k->tm_q = i;
+	q = k->tm_q >= 0 ? &TW->cq[k->tm_q] : NULL;
+	ok = q && k->tm_mflags == MAP_SHARED && k->tm_mlen == q->size;
+
+	if (!ok)
+		es_add(&k->must, EINVAL);
+	es_add(&k->amb, ENOMEM);
+}
+
+static void exec_tm_mmap(struct ctx *c, struct fz_call *k)
+{
+	void *p = mmap(NULL, k->tm_mlen, k->tm_mprot, k->tm_mflags,
+		       TW->fd[k->tctx], k->tm_moff);
+
+	k->ret = p == MAP_FAILED ? -1 : 0;
+	k->err = p == MAP_FAILED ? errno : 0;
+	if (p == MAP_FAILED)
+		return;
+	/* a second view of the same ring */
+	if (k->tm_q >= 0 && memcmp(p, TW->cq[k->tm_q].ring, 128))
+		violation(c, k, "second mapping of CQ %u differs", TW->cq[k->tm_q].h);
+	munmap(p, k->tm_mlen);
+}
+
+static void gen_tm_poll(struct ctx *c, struct fz_call *k)
+{
+	tm_choose_ctx(c, k);
+	k->cmd = 0;
+	k->place = PL_RW;
+}
+
+static void predict_tm_poll(struct ctx *c, struct fz_call *k)
+{
+}
+
+static void exec_tm_poll(struct ctx *c, struct fz_call *k)
+{
+	struct pollfd pf = { .fd = TW->fd[k->tctx], .events = POLLIN };
+	bool want = TW->pending[k->tctx];
+	int i, r;
+
+	for (i = 0; i < TM_NCQ; i++) {
+		struct dpusim_tm_cq_ring *g = (void *)TW->cq[i].ring;
+
+		if (TW->cq[i].live && TW->cq[i].ctx == k->tctx &&
+		    __atomic_load_n(&g->producer, __ATOMIC_ACQUIRE) != g->consumer)
+			want = true;
+	}
+	r = poll(&pf, 1, 0);
+	k->ret = r < 0 ? -1 : 0;
+	k->err = r < 0 ? errno : 0;
+	if (r >= 0 && (!!(pf.revents & POLLIN) != want || (pf.revents & POLLNVAL) ||
+		       (!TW->pending[k->tctx] && (pf.revents & POLLERR))))
+		violation(c, k, "poll: revents %#x, want POLLIN %d (overrun pending %d)",
+			  pf.revents, want, TW->pending[k->tctx]);
+}
+
+/* unknown commands on the TM fd: the rank's, and numbers past the table */
+static void gen_tm_unknown(struct ctx *c, struct fz_call *k)
+{
+	static const unsigned long rank_cmds[] = {
+		DPUSIM_IOCTL_RANK_INFO, DPUSIM_IOCTL_XFER, DPUSIM_IOCTL_SYNC,
+	};
+
+	tm_choose_ctx(c, k);
+	switch (rn(&c->rng, 4)) {
+	case 0: k->cmd = rank_cmds[rn(&c->rng, 3)]; break;
+	case 1: k->cmd = _IO(DPUSIM_TYPE, DPUSIM_CMD_TM_POST_SEND + 1 + rn(&c->rng, 40)); break;
+	case 2: k->cmd = _IOWR(DPUSIM_TYPE, DPUSIM_CMD_TM_QUERY + rn(&c->rng, 13), 16); break;
+	default: k->cmd = _IO(DPUSIM_TYPE, DPUSIM_TM_CMD_BASE - 1 - rn(&c->rng, 0x20)); break;
+	}
+	k->arg = c->desc;
+	k->place = PL_RW;
+}
+
+static void predict_tm_unknown(struct ctx *c, struct fz_call *k)
+{
+	es_add(&k->must, ENOTTY);
+}
+
+/* ---- after every TM call: the rings */
+
+static bool tm_known_wc(const struct dpusim_tm_cqe *e)
+{
+	switch (e->opcode) {
+	case DPUSIM_TM_WC_SEND: case DPUSIM_TM_WC_RDMA_READ: case DPUSIM_TM_WC_RECV:
+	case DPUSIM_TM_WC_TM_ADD: case DPUSIM_TM_WC_TM_DEL: case DPUSIM_TM_WC_TM_SYNC:
+	case DPUSIM_TM_WC_TM_RECV: case DPUSIM_TM_WC_TM_NO_TAG:
+		break;
+	default:
+		return false;
+	}
+	switch (e->status) {
+	case DPUSIM_TM_WC_SUCCESS: case DPUSIM_TM_WC_LOC_LEN_ERR:
+	case DPUSIM_TM_WC_WR_FLUSH_ERR: case DPUSIM_TM_WC_REM_ACCESS_ERR:
+	case DPUSIM_TM_WC_GENERAL_ERR: case DPUSIM_TM_WC_TM_ERR:
+	case DPUSIM_TM_WC_TM_RNDV_INCOMPLETE:
+		break;
+	default:
+		return false;
+	}
+	return !(e->wc_flags & ~(DPUSIM_TM_WC_F_TM_SYNC_REQ | DPUSIM_TM_WC_F_TM_MATCH |
+				 DPUSIM_TM_WC_F_TM_DATA_VALID | DPUSIM_TM_WC_F_INLINE)) &&
+	       !(e->wc_flags & DPUSIM_TM_WC_F_INLINE && e->byte_len > 64);
+}
+
+static void tm_scan(struct ctx *c, struct fz_call *k)
+{
+	uint32_t ovr[TM_NCTX] = {}, prod, cons, i, n;
+	int q, j, cx;
+
+	for (q = 0; q < TM_NCQ; q++) {
+		struct tm_wcq *w = &TW->cq[q];
+		struct dpusim_tm_cq_ring *g = (void *)w->ring;
+		struct tm_cq view = { .nr = w->nr, .ring = g };
+
+		if (!g)
+			continue;
+		prod = __atomic_load_n(&g->producer, __ATOMIC_ACQUIRE);
+		n = prod - w->prod;
+		if (n > w->nr)
+			violation(c, k, "CQ %u: producer %u -> %u (ring of %u)",
+				  w->h, w->prod, prod, w->nr);
+		for (i = 0; i < n && i < w->nr; i++) {
+			const struct dpusim_tm_cqe *e = tm_cqe_at(&view, w->prod + i);
+
+			TW->cqes++;
+			if (!tm_known_wc(e) && TW->bad_cqe++ < 5)
+				violation(c, k, "CQ %u: completion opcode %u status %u flags %#x len %u",
+					  w->h, e->opcode, e->status, e->wc_flags, e->byte_len);
+			for (j = 0; j < TM_NSRQ; j++)
+				if (TW->srq[j].live && TW->srq[j].cq == q &&
+				    e->qp_num == TW->srq[j].num && e->opcode == DPUSIM_TM_WC_RECV &&
+				    !(e->wc_flags & DPUSIM_TM_WC_F_TM_MATCH) &&
+				    e->status != DPUSIM_TM_WC_WR_FLUSH_ERR)
+					TW->srq[j].unexp++;
+		}
+		w->prod = prod;
+		if (g->overruns != w->ovr && w->live)
+			ovr[w->ctx] += g->overruns - w->ovr;
+		w->ovr = g->overruns;
+		/* the consumer: mostly caught up, sometimes left, sometimes scribbled */
+		cons = rn(&c->rng, 100);
+		if (cons < 80 || !w->live)
+			g->consumer = prod;
+		else if (cons < 83)
+			g->consumer = prod + 1 + rn(&c->rng, 5);	/* ahead: full */
+		else if (cons < 85)
+			g->consumer = prod - w->nr - rn(&c->rng, 3);	/* far behind */
+		if (chance(&c->rng, 1))
+			g->__pad0[rn(&c->rng, 15)] = rnd(&c->rng);	/* ignored */
+	}
+	for (cx = 0; cx < TM_NCTX; cx++) {
+		if (!ovr[cx])
+			continue;
+		TW->overruns += ovr[cx];
+		/*
+		 * The caller's own overrun is reported by its call: as
+		 * EOVERFLOW, or a post's EFAULT when its struct could not be
+		 * written back after that.
+		 */
+		if (!(k && k->tctx == cx && k->op->cmd &&
+		      (k->err == EOVERFLOW ||
+		       (k->err == EFAULT && k->op->min_size ==
+			offsetofend(struct dpusim_tm_post, wrs))))) {
+			TW->pending[cx] = true;
+			snprintf(tm_why[cx], sizeof(tm_why[0]), "call %llu %s ctx %d -> %s",
+				 (unsigned long long)c->calls, k ? k->op->name : "populate",
+				 k ? k->tctx : -1, k ? ename(k->err) : "-");
+		}
+	}
+	if (k && k->op->cmd && (k->err == EOVERFLOW || k->tm_ovf))
+		TW->pending[k->tctx] = false;
+}
+
 /* ------------------------------------------------------------ the table */
 
 /* errnos the header gives every DPUSIM ioctl with a struct */
@@ -1382,6 +2699,69 @@ static const struct fz_op fz_ops[NOPS] = {
 		.gen = gen_unknown, .predict = predict_unknown,
 		.commit = commit_nothing,
 	},
+	/* /dev/dpusim/tm: the header's errnos, its extra TM meanings */
+#define TM_OP(_cmd, _struct, _last, _w, _gen, _pred, _commit, ...)	\
+	{								\
+		.name = #_cmd + sizeof("DPUSIM_IOCTL_TM_") - 1,		\
+		.cmd = _cmd,						\
+		.size = sizeof(_struct),				\
+		.min_size = offsetofend(_struct, _last),		\
+		.weight = _w, .tm = true,				\
+		.errnos = { TM_COMMON_ERRNOS, __VA_ARGS__ },		\
+		.gen = _gen, .predict = _pred, .commit = _commit,	\
+	}
+#define TM_COMMON_ERRNOS EFAULT, EINVAL, E2BIG, ENOMEM, ENODEV, EOVERFLOW
+	TM_OP(DPUSIM_IOCTL_TM_QUERY, struct dpusim_tm_query, cap_flags, 3, gen_tm_query,
+	      predict_tm_query, commit_tm_query, 0),
+	TM_OP(DPUSIM_IOCTL_TM_REG_MR, struct dpusim_tm_reg_mr, __reserved, 10, gen_tm_reg_mr,
+	      predict_tm_reg_mr, commit_tm_reg_mr, EBADF, ENOSPC, 0),
+	TM_OP(DPUSIM_IOCTL_TM_DEREG_MR, struct dpusim_tm_destroy, __reserved, 4, gen_tm_destroy,
+	      predict_tm_destroy, commit_tm_destroy, ENOENT, 0),
+	TM_OP(DPUSIM_IOCTL_TM_CREATE_CQ, struct dpusim_tm_create_cq, mmap_size, 5,
+	      gen_tm_create_cq, predict_tm_create_cq, commit_tm_create_cq,
+	      ENOSPC, 0),
+	TM_OP(DPUSIM_IOCTL_TM_DESTROY_CQ, struct dpusim_tm_destroy, __reserved, 2,
+	      gen_tm_destroy, predict_tm_destroy, commit_tm_destroy, ENOENT,
+	      EBUSY, 0),
+	TM_OP(DPUSIM_IOCTL_TM_CREATE_SRQ, struct dpusim_tm_create_srq, __reserved, 5,
+	      gen_tm_create_srq, predict_tm_create_srq, commit_tm_create_srq,
+	      ENOENT, ENOSPC, 0),
+	TM_OP(DPUSIM_IOCTL_TM_DESTROY_SRQ, struct dpusim_tm_destroy, __reserved, 2,
+	      gen_tm_destroy, predict_tm_destroy, commit_tm_destroy, ENOENT, 0),
+	TM_OP(DPUSIM_IOCTL_TM_CREATE_QP, struct dpusim_tm_create_qp, qp_num, 6,
+	      gen_tm_create_qp, predict_tm_create_qp, commit_tm_create_qp,
+	      ENOENT, ENOSPC, 0),
+	TM_OP(DPUSIM_IOCTL_TM_DESTROY_QP, struct dpusim_tm_destroy, __reserved, 2,
+	      gen_tm_destroy, predict_tm_destroy, commit_tm_destroy, ENOENT, 0),
+	TM_OP(DPUSIM_IOCTL_TM_CONNECT, struct dpusim_tm_connect, srq_num, 6, gen_tm_connect,
+	      predict_tm_connect, commit_tm_connect, ENOENT, EACCES, EISCONN, 0),
+	TM_OP(DPUSIM_IOCTL_TM_POST_SRQ_OPS, struct dpusim_tm_post, wrs, 20, gen_tm_srq_ops,
+	      predict_tm_srq_ops, commit_tm_srq_ops, ENOENT, ENOSPC, EACCES,
+	      ECONNRESET, 0),
+	TM_OP(DPUSIM_IOCTL_TM_POST_SRQ_RECV, struct dpusim_tm_post, wrs, 10, gen_tm_srq_recv,
+	      predict_tm_srq_recv, commit_tm_post, ENOENT, EACCES, ECONNRESET,
+	      0),
+	TM_OP(DPUSIM_IOCTL_TM_POST_SEND, struct dpusim_tm_post, wrs, 30, gen_tm_send,
+	      predict_tm_send, commit_tm_post, ENOENT, EACCES, ENOTCONN,
+	      ECONNRESET, EAGAIN, EREMOTEIO, 0),
+	{
+		.name = "tm-mmap", .weight = 4, .tm = true,
+		.errnos = { EINVAL, ENOMEM, 0 },
+		.gen = gen_tm_mmap, .predict = predict_tm_mmap,
+		.commit = commit_nothing, .exec = exec_tm_mmap,
+	},
+	{
+		.name = "tm-poll", .weight = 4, .tm = true,
+		.errnos = { 0 },
+		.gen = gen_tm_poll, .predict = predict_tm_poll,
+		.commit = commit_nothing, .exec = exec_tm_poll,
+	},
+	{
+		.name = "tm-unknown", .weight = 2, .tm = true,
+		.errnos = { ENOTTY, 0 },
+		.gen = gen_tm_unknown, .predict = predict_tm_unknown,
+		.commit = commit_nothing,
+	},
 };
 
 /* ---------------------------------------------------------- the engine */
@@ -1391,11 +2771,26 @@ static void run_call(struct ctx *c, struct fz_call *k)
 	const struct fz_op *op = k->op;
 	int idx = op - fz_ops, i;
 	eset allowed = {};
+	bool reached;
 
 	for (i = 0; op->errnos[i]; i++)
 		es_add(&allowed, op->errnos[i]);
-	if (!op->size || predict_struct(c, k))
+	reached = !op->size || predict_struct(c, k);
+	if (reached && op->tm && op->cmd && TW->pending[k->tctx] &&
+	    es_empty(&k->must)) {
+		/*
+		 * A CQ of the context overran: a call whose struct is read
+		 * reports it instead of running, once (posts then write
+		 * their struct back).
+		 */
+		k->tm_ovf = true;
+		es_add(&k->must, EOVERFLOW);
+		if (op->min_size == offsetofend(struct dpusim_tm_post, wrs) &&
+		    range_check(&c->rs, (uintptr_t)k->arg, sizeof(k->f.tp), true) != RC_OK)
+			es_add(&k->must, EFAULT);
+	} else if (reached) {
 		op->predict(c, k);
+	}
 	if (c->may_eintr)
 		es_add(&k->may, EINTR);
 	if (c->may_ebadf) {
@@ -1403,8 +2798,12 @@ static void run_call(struct ctx *c, struct fz_call *k)
 		es_add(&allowed, EBADF);
 	}
 	errno = 0;
-	k->ret = ioctl(c->fd, k->cmd, k->arg);
-	k->err = k->ret ? errno : 0;
+	if (op->exec) {
+		op->exec(c, k);
+	} else {
+		k->ret = ioctl(op->tm ? TW->fd[k->tctx] : c->fd, k->cmd, k->arg);
+		k->err = k->ret ? errno : 0;
+	}
 	c->calls++;
 	st_add(&ST->calls, 1);
 	st_add(&ST->op_calls[idx], 1);
@@ -1433,6 +2832,8 @@ static void run_call(struct ctx *c, struct fz_call *k)
 		violation(c, k, "well-formed call failed");
 	}
 	op->commit(c, k);
+	if (op->tm)
+		tm_scan(c, k);
 }
 
 static const struct fz_op *pick_op(struct ctx *c)
@@ -1440,10 +2841,12 @@ static const struct fz_op *pick_op(struct ctx *c)
 	unsigned int total = 0, r, i;
 
 	for (i = 0; i < NOPS; i++)
-		total += fz_ops[i].weight;
+		if (fz_ops[i].tm == c->tm_mode)
+			total += fz_ops[i].weight;
 	r = rn(&c->rng, total);
-	for (i = 0; r >= fz_ops[i].weight; i++)
-		r -= fz_ops[i].weight;
+	for (i = 0; fz_ops[i].tm != c->tm_mode || r >= fz_ops[i].weight; i++)
+		if (fz_ops[i].tm == c->tm_mode)
+			r -= fz_ops[i].weight;
 	return &fz_ops[i];
 }
 
@@ -2197,6 +3600,200 @@ TEST_F_TIMEOUT(fz, exit_race, 90)
 	EXPECT_EQ(v0, ST->violations);
 }
 
+/* ------------------------------------------------ phase: /dev/dpusim/tm */
+
+/* A helper call outside the oracle: an EOVERFLOW it gets is the report. */
+static int tm_h(int cx, int err)
+{
+	if (err == EOVERFLOW)
+		TW->pending[cx] = false;
+	return err;
+}
+
+#define TM_H(cx, call) ({ int __e; do { __e = tm_h(cx, call); } while (__e == EOVERFLOW); __e; })
+
+/*
+ * Top the world up: per context two mapped CQs, three regions, an SRQ
+ * with untagged and tagged buffers, two QPs connected (to either
+ * context's SRQ), so that random calls reach matching, rendezvous, FINs.
+ */
+static void tm_populate(struct ctx *c)
+{
+	int cx, n, i, j, q;
+	uint32_t h, num;
+
+	for (cx = 0; cx < TM_NCTX; cx++) {
+		int fd = TW->fd[cx];
+
+		for (n = 0, i = 0; i < TM_NCQ; i++)
+			n += TW->cq[i].live && TW->cq[i].ctx == cx;
+		for (; n < 2; n++) {
+			struct tm_cq cq;
+
+			i = tm_free_slot_cq();
+			if (i < 0 || TM_H(cx, tm_create_cq(fd, 4 + rn(&c->rng, 60), &cq)))
+				break;
+			TW->cq[i] = (struct tm_wcq){ cq.handle, cq.nr, 0, cq.off, cq.size,
+						     (uint8_t *)cq.ring, cx, true };
+		}
+		for (n = 0, i = 0; i < TM_NMR; i++)
+			n += TW->mr[i].live && TW->mr[i].ctx == cx &&
+			     (TW->mr[i].access & DPUSIM_TM_ACCESS_LOCAL_WRITE);
+		for (i = 0; n < 3 && i < TM_NMR; i++) {
+			uint64_t off = rn(&c->rng, TM_BUF / 2), len = 256 + rn(&c->rng, TM_BUF / 2);
+			uint32_t acc = DPUSIM_TM_ACCESS_LOCAL_WRITE | DPUSIM_TM_ACCESS_REMOTE_READ;
+
+			if (TW->mr[i].live)
+				continue;
+			if (TM_H(cx, tm_reg_mr(fd, TW->buf[cx] + off, len, acc, &h)))
+				break;
+			TW->mr[i] = (struct tm_wmr){ h, acc, (uintptr_t)TW->buf[cx] + off,
+						     len, cx, true, false };
+			n++;
+		}
+		if (tm_pick_srq(c, cx) < 0 && (q = tm_live_cq(c, cx)) >= 0) {
+			for (i = 0; i < TM_NSRQ && TW->srq[i].live; i++)
+				;
+			if (i < TM_NSRQ && !TM_H(cx, tm_create_srq(fd, TW->cq[q].h, 4, 4, 4, 2, &h, &num))) {
+				memset(&TW->srq[i], 0, sizeof(TW->srq[i]));
+				TW->srq[i] = (struct tm_wsrq){ .h = h, .num = num, .sge = 2, .tags = 4,
+							      .ops = 4, .wr = 4, .ctx = cx, .cq = q,
+							      .live = true };
+			}
+		}
+		for (n = 0, i = 0; i < TM_NQP; i++)
+			n += TW->qp[i].live && TW->qp[i].ctx == cx && TW->qp[i].srq >= 0;
+		for (; n < 2; n++) {
+			int s = tm_pick_srq(c, -1);
+
+			q = tm_live_cq(c, cx);
+			for (i = 0; i < TM_NQP && TW->qp[i].live; i++)
+				;
+			if (s < 0 || q < 0 || i == TM_NQP ||
+			    TM_H(cx, tm_create_qp(fd, TW->cq[q].h, 3, &h, &num)))
+				break;
+			TW->qp[i] = (struct tm_wqp){ h, num, 3, cx, q, -1, true };
+			if (!TM_H(cx, tm_connect(fd, h, TW->srq[s].num)))
+				TW->qp[i].srq = s;
+		}
+	}
+	/* buffers: an untagged one and a tagged one on each SRQ */
+	for (i = 0; i < TM_NSRQ; i++) {
+		struct tm_wsrq *s = &TW->srq[i];
+		int mi;
+
+		if (!s->live || (mi = tm_pick_mr(c, s->ctx, DPUSIM_TM_ACCESS_LOCAL_WRITE)) < 0 ||
+		    TW->mr[mi].mram)
+			continue;
+		j = TM_H(s->ctx, tm_post_recv(TW->fd[s->ctx], s->h, TW->mr[mi].key,
+					      (void *)(uintptr_t)TW->mr[mi].addr,
+					      TW->mr[mi].len < 300 ? TW->mr[mi].len : 300, i));
+		if (!TM_H(s->ctx, tm_tag_add(TW->fd[s->ctx], s->h, rn(&c->rng, 6), ~0ULL,
+					     TW->mr[mi].key, (void *)(uintptr_t)TW->mr[mi].addr,
+					     TW->mr[mi].len < 200 ? TW->mr[mi].len : 200, i, &h)) &&
+		    s->nth < TM_NH)
+			s->th[s->nth++] = h;
+		(void)j;
+	}
+	tm_scan(c, NULL);
+}
+
+struct tm_counts { long long mrs, contexts, pinned; long vmpin; };
+
+static void tm_counts(struct tm_counts *t)
+{
+	t->mrs = sysfs_tm_attr("mrs");
+	t->contexts = sysfs_tm_attr("contexts");
+	t->pinned = sysfs_tm_attr("pinned_pages");
+	t->vmpin = proc_status_kb("VmPin:");
+}
+
+static void tm_world_fini(void)
+{
+	int i;
+
+	for (i = 0; i < TM_NCQ; i++)
+		if (TW->cq[i].ring)
+			munmap(TW->cq[i].ring, TW->cq[i].size);
+	for (i = 0; i < TM_NCTX; i++) {
+		close(TW->fd[i]);
+		munmap(TW->buf[i] - PAGE, TM_BUF + 2 * PAGE);
+	}
+	if (TW->rank_fd >= 0)
+		close(TW->rank_fd);
+	free(TW);
+	TW = NULL;
+}
+
+TEST_F_TIMEOUT(fz, tag_matching, 120)
+{
+	struct ctx *c = &self->c;
+	struct tm_counts t0, t1;
+	double end, t_end;
+	struct dpusim_rank_info info = { .size = sizeof(info) };
+	uint64_t rounds = 0, v0 = c->nviol;
+	int i, tries;
+
+	if (access(TM_PATH, F_OK))
+		SKIP(return, "no %s", TM_PATH);
+	tm_counts(&t0);
+	TW = calloc(1, sizeof(*TW));
+	ASSERT_NE(NULL, TW);
+	for (i = 0; i < TM_NCTX; i++) {
+		TW->fd[i] = tm_open();
+		ASSERT_LE(0, TW->fd[i]) TH_LOG("open %s: %s", TM_PATH, strerror(errno));
+		TW->buf[i] = map_guarded(TM_BUF, PROT_READ | PROT_WRITE);
+		ASSERT_NE(NULL, TW->buf[i]);
+		memset(TW->buf[i], 0x5a, TM_BUF);
+	}
+	TW->rank_fd = open_rank_retry(3, 25);
+	if (TW->rank_fd >= 0 && !ioctl(TW->rank_fd, DPUSIM_IOCTL_RANK_INFO, &info)) {
+		TW->nr_dpus = info.nr_dpus;
+		TW->mram = info.mram_size;
+	} else if (TW->rank_fd >= 0) {
+		close(TW->rank_fd);
+		TW->rank_fd = -1;
+	}
+	/* the TM buffers are fair game for the kernel */
+	for (i = 0; i < TM_NCTX; i++)
+		reg_add(&c->rs, TW->buf[i], TM_BUF, P_R | P_W);
+	c->phase = "tm";
+	c->exact = false;
+	c->tm_mode = true;
+	c->rng.s = g_seed ^ 0x7a9;
+	end = now() + share(0.2);
+	do {
+		tm_populate(c);
+		t_end = now() + 0.25;
+		run_random(c, t_end < end ? t_end : end, 200, NULL);
+		rounds++;
+	} while (now() < end);
+	c->tm_mode = false;
+	msg("tm: module-wide now: messages %lld matches %lld unexpected %lld syncs %lld rndv_reads %lld no_tag %lld fins %lld overruns %lld",
+	    sysfs_tm_attr("messages"), sysfs_tm_attr("matches"),
+	    sysfs_tm_attr("unexpected"), sysfs_tm_attr("syncs"),
+	    sysfs_tm_attr("rndv_reads"), sysfs_tm_attr("no_tag"),
+	    sysfs_tm_attr("fins"), sysfs_tm_attr("overruns"));
+	msg("tm: %llu calls in %llu rounds, %llu completions, %llu overruns; nr_done left unwritten %llu times",
+	    (unsigned long long)c->calls, (unsigned long long)rounds,
+	    (unsigned long long)TW->cqes, (unsigned long long)TW->overruns,
+	    (unsigned long long)TW->nr_done_kept);
+	tm_world_fini();
+	/* everything is gone with the contexts */
+	for (tries = 0; tries < 50; tries++) {
+		tm_counts(&t1);
+		if (t1.mrs == t0.mrs && t1.contexts == t0.contexts &&
+		    t1.pinned == t0.pinned && t1.vmpin == t0.vmpin)
+			break;
+		usleep(50000);
+	}
+	EXPECT_EQ(t0.mrs, t1.mrs);
+	EXPECT_EQ(t0.contexts, t1.contexts);
+	EXPECT_EQ(t0.pinned, t1.pinned);
+	EXPECT_EQ(t0.vmpin, t1.vmpin);
+	EXPECT_EQ(v0, c->nviol);
+}
+
 TEST_F_TIMEOUT(fz, random_final, 60)
 {
 	struct ctx *c = &self->c;
@@ -2229,6 +3826,11 @@ TEST_F(fz, summary)
 	    (unsigned long long)ST->op_calls[0], (unsigned long long)ST->op_calls[1],
 	    (unsigned long long)ST->op_calls[2], (unsigned long long)ST->op_calls[3],
 	    (unsigned long long)ST->helper_calls, (unsigned long long)ST->violations);
+	n = snprintf(line, sizeof(line), "fuzz: per TM op:");
+	for (e = 4; e < NOPS && n < sizeof(line); e++)
+		n += snprintf(line + n, sizeof(line) - n, " %s=%llu", fz_ops[e].name,
+			      (unsigned long long)ST->op_calls[e]);
+	msg("%s", line);
 	if (g_calls)
 		EXPECT_LE(g_calls, ST->calls);
 }
@@ -2239,7 +3841,7 @@ static int timeout_for(const char *name)
 		{ "random_exact", 0.35, 0.5 }, { "threads_signals", 0.15, 0.2 },
 		{ "munmap_race", 0.1, 0.1 }, { "fork_shared_fd", 0.1, 0 },
 		{ "close_race", 0.12, 0 }, { "exit_race", 0.08, 0 },
-		{ "random_final", 0.1, 1.0 },
+		{ "random_final", 0.1, 1.0 }, { "tag_matching", 0.2, 0 },
 	};
 	size_t i;
 

@@ -32,6 +32,7 @@
 
 #include "kselftest_harness.h"
 #include "common.h"
+#include "tm_ioctl.h"
 
 #define PAGE		4096UL
 #define RANK_NODE	RANK_PATH(2)
@@ -100,6 +101,9 @@ struct desc {
 	struct dpusim_block blocks[MAX_FZ_BLOCKS];
 	int expect;		/* the errno, 0 for success, -1 if not fixed */
 	bool exact;		/* the model applies (no random pointers) */
+	bool tm;		/* an ioctl of /dev/dpusim/tm */
+	bool use_argp;		/* pass argp instead of u.raw */
+	uint64_t argp;
 };
 
 /* The errnos uapi/dpusim.h allows for each ioctl (0-terminated). */
@@ -117,6 +121,7 @@ struct op {
 	const char *name;
 	void (*gen)(struct fz *f, struct desc *d);
 	void (*apply)(struct fz *f, const struct desc *d);	/* after success */
+	unsigned long cmd;	/* TM: the ioctl it generates (0: several) */
 };
 
 static uint64_t host_addr(struct fz *f, bool to_dpu, uint64_t len, bool *exact)
@@ -352,6 +357,498 @@ static void gen_unknown(struct fz *f, struct desc *d)
 		d->expect = -1;	/* a random number that is one of ours */
 }
 
+/* ------------------------------------------------ /dev/dpusim/tm */
+
+/*
+ * One context with a small world: a mapped CQ, a region over a guarded
+ * buffer (and one without LOCAL_WRITE), an SRQ, a QP connected to it, a
+ * second QP never connected.  The generators build a valid call of each
+ * TM ioctl, or one with exactly one defect whose errno the header fixes,
+ * or a random one.  The ring is drained after every call, so the
+ * completions of one call always fit and EOVERFLOW never comes.
+ */
+#define TMW_BUF		(16 * PAGE)
+
+struct tmw {
+	int fd;
+	struct tm_cq cq;
+	uint32_t srq, srq_num, qp, qp_num, qp2, qp2_num, lkey, lkey_ro, dead_lkey;
+	uint8_t *buf;			/* TMW_BUF between guard pages */
+	uint8_t *hole;			/* an unmapped page */
+	uint8_t *ro;			/* a read-only page */
+	struct dpusim_tm_ops_wr ow[4];
+	struct dpusim_tm_recv_wr rw[4];
+	struct dpusim_tm_send_wr sw[4];
+	struct dpusim_tm_sge sge[4];
+	uint8_t msg[256];
+};
+
+static struct tmw *TMW;
+
+static const int allowed_tm_common[] = { EFAULT, EINVAL, E2BIG, ENOMEM,
+					 ENODEV, EOVERFLOW, 0 };
+static const int allowed_tm_reg[] = { EOVERFLOW, EBADF, ENOSPC, 0 };
+static const int allowed_tm_handle[] = { ENOENT, 0 };
+static const int allowed_tm_create[] = { ENOENT, ENOSPC, 0 };
+static const int allowed_tm_destroy_cq[] = { ENOENT, EBUSY, 0 };
+static const int allowed_tm_connect[] = { ENOENT, EACCES, EISCONN, 0 };
+static const int allowed_tm_srq_post[] = { ENOENT, EACCES, ECONNRESET, 0 };
+static const int allowed_tm_send[] = { ENOENT, EACCES, ENOTCONN, ECONNRESET,
+				       EAGAIN, EREMOTEIO, 0 };
+
+static bool in_list(const int *e, int err)
+{
+	for (; *e; e++)
+		if (*e == err)
+			return true;
+	return false;
+}
+
+static bool tm_allowed(unsigned long cmd, int err)
+{
+	if (in_list(allowed_tm_common, err))
+		return true;
+	switch (cmd) {
+	case DPUSIM_IOCTL_TM_QUERY: return false;
+	case DPUSIM_IOCTL_TM_REG_MR: return in_list(allowed_tm_reg, err);
+	case DPUSIM_IOCTL_TM_DEREG_MR:
+	case DPUSIM_IOCTL_TM_DESTROY_SRQ:
+	case DPUSIM_IOCTL_TM_DESTROY_QP: return in_list(allowed_tm_handle, err);
+	case DPUSIM_IOCTL_TM_CREATE_CQ: return err == ENOSPC;
+	case DPUSIM_IOCTL_TM_DESTROY_CQ: return in_list(allowed_tm_destroy_cq, err);
+	case DPUSIM_IOCTL_TM_CREATE_SRQ:
+	case DPUSIM_IOCTL_TM_CREATE_QP: return in_list(allowed_tm_create, err);
+	case DPUSIM_IOCTL_TM_CONNECT: return in_list(allowed_tm_connect, err);
+	case DPUSIM_IOCTL_TM_POST_SRQ_OPS:
+	case DPUSIM_IOCTL_TM_POST_SRQ_RECV: return in_list(allowed_tm_srq_post, err);
+	case DPUSIM_IOCTL_TM_POST_SEND: return in_list(allowed_tm_send, err);
+	default: return err == ENOTTY;
+	}
+}
+
+/* The struct-level defects every TM ioctl has (size, tail, pointer). */
+static bool tm_struct_defect(struct desc *d, uint32_t size, uint32_t min)
+{
+	switch (below(14)) {
+	case 0:
+		d->size = below(min);
+		d->u.i.size = d->size;
+		d->expect = EINVAL;
+		return true;
+	case 1:
+		d->size = size + 8;
+		d->u.i.size = d->size;
+		d->u.raw[size + below(8)] = 1 + below(255);
+		d->expect = E2BIG;
+		return true;
+	case 2:
+		d->argp = chance(50) ? 0 : (uintptr_t)TMW->hole + below(PAGE);
+		d->use_argp = true;
+		d->expect = EFAULT;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void tm_begin(struct desc *d, unsigned long cmd, uint32_t size)
+{
+	memset(d->u.raw, 0, sizeof(d->u.raw));
+	d->cmd = cmd;
+	d->tm = true;
+	d->size = size;
+	d->u.i.size = size;
+	d->exact = true;
+	d->expect = 0;
+}
+
+/* A random struct: the errno is not fixed, only allowed. */
+static void tm_randomize(struct desc *d)
+{
+	size_t i;
+
+	for (i = 4; i < d->size && i < sizeof(d->u.raw); i++)
+		d->u.raw[i] = chance(70) ? 0 : rnd();
+	d->expect = -1;
+	d->exact = false;
+}
+
+static void gen_tm_query(struct fz *f, struct desc *d)
+{
+	struct dpusim_tm_query *q = (void *)d->u.raw;
+
+	(void)f;
+	tm_begin(d, DPUSIM_IOCTL_TM_QUERY, sizeof(*q));
+	if (tm_struct_defect(d, sizeof(*q), offsetofend(struct dpusim_tm_query, cap_flags)))
+		return;
+	if (chance(20)) {
+		q->flags = 1U << below(32);
+		d->expect = EINVAL;
+	}
+}
+
+static void gen_tm_reg_mr(struct fz *f, struct desc *d)
+{
+	struct dpusim_tm_reg_mr *r = (void *)d->u.raw;
+
+	(void)f;
+	tm_begin(d, DPUSIM_IOCTL_TM_REG_MR, sizeof(*r));
+	r->addr = (uintptr_t)TMW->buf + below(TMW_BUF / 2);
+	r->length = 1 + below(TMW_BUF / 2);
+	r->access = below(8);
+	d->expect = -1;		/* ENOMEM (memlock), ENOSPC (regions) */
+	if (tm_struct_defect(d, sizeof(*r), offsetofend(struct dpusim_tm_reg_mr, __reserved)))
+		return;
+	switch (below(12)) {
+	case 0: r->flags = 2U << below(31); d->expect = EINVAL; break;
+	case 1: r->access = 8U << below(29); d->expect = EINVAL; break;
+	case 2: r->length = 0; d->expect = EINVAL; break;
+	case 3: r->__reserved = 1 + below(9); d->expect = EINVAL; break;
+	case 4: r->rank_fd = 1 + below(9); d->expect = EINVAL; break;
+	case 5: r->dpu = 1 + below(9); d->expect = EINVAL; break;
+	case 6: r->length = DPUSIM_TM_MAX_MSG + 1 + below(PAGE); d->expect = E2BIG; break;
+	case 7: r->addr = ~0ULL - below(PAGE); r->length = PAGE; d->expect = EOVERFLOW; break;
+	case 8: r->addr = (uintptr_t)TMW->hole; r->length = PAGE; d->expect = EFAULT; break;
+	case 9: r->flags = DPUSIM_TM_MR_MRAM; r->rank_fd = 1000 + below(9);
+		d->expect = EBADF; break;
+	case 10: r->flags = DPUSIM_TM_MR_MRAM; r->rank_fd = TMW->fd;
+		d->expect = ENODEV; break;
+	default: break;
+	}
+	if (chance(5))
+		tm_randomize(d);
+}
+
+/* A destroy of a handle nobody has (ENOENT) or a defect; never the world's. */
+static void gen_tm_destroy(struct desc *d, unsigned long cmd)
+{
+	struct dpusim_tm_destroy *x = (void *)d->u.raw;
+
+	tm_begin(d, cmd, sizeof(*x));
+	x->handle = 0x40000000U + below(1U << 20);
+	d->expect = ENOENT;
+	if (cmd == DPUSIM_IOCTL_TM_DEREG_MR && chance(30))
+		x->handle = TMW->dead_lkey;	/* deregistered before */
+	if (tm_struct_defect(d, sizeof(*x), offsetofend(struct dpusim_tm_destroy, __reserved)))
+		return;
+	switch (below(6)) {
+	case 0: x->flags = 1U << below(32); d->expect = EINVAL; break;
+	case 1: x->__reserved = 1 + below(9); d->expect = EINVAL; break;
+	case 2:	/* the world's CQ: an SRQ and QPs use it */
+		if (cmd == DPUSIM_IOCTL_TM_DESTROY_CQ) {
+			x->handle = TMW->cq.handle;
+			d->expect = EBUSY;
+		}
+		break;
+	default: break;
+	}
+}
+
+static void gen_tm_dereg(struct fz *f, struct desc *d) { (void)f; gen_tm_destroy(d, DPUSIM_IOCTL_TM_DEREG_MR); }
+static void gen_tm_destroy_cq(struct fz *f, struct desc *d) { (void)f; gen_tm_destroy(d, DPUSIM_IOCTL_TM_DESTROY_CQ); }
+static void gen_tm_destroy_srq(struct fz *f, struct desc *d) { (void)f; gen_tm_destroy(d, DPUSIM_IOCTL_TM_DESTROY_SRQ); }
+static void gen_tm_destroy_qp(struct fz *f, struct desc *d) { (void)f; gen_tm_destroy(d, DPUSIM_IOCTL_TM_DESTROY_QP); }
+
+static void gen_tm_create_cq(struct fz *f, struct desc *d)
+{
+	struct dpusim_tm_create_cq *q = (void *)d->u.raw;
+
+	(void)f;
+	tm_begin(d, DPUSIM_IOCTL_TM_CREATE_CQ, sizeof(*q));
+	q->cqe = 1 + below(64);
+	d->expect = -1;		/* ENOSPC once DPUSIM_TM_MAX_CQ are made */
+	if (tm_struct_defect(d, sizeof(*q), offsetofend(struct dpusim_tm_create_cq, mmap_size)))
+		return;
+	switch (below(6)) {
+	case 0: q->flags = 1U << below(32); d->expect = EINVAL; break;
+	case 1: q->cqe = 0; d->expect = EINVAL; break;
+	case 2: q->cqe = DPUSIM_TM_MAX_CQE + 1 + below(1000); d->expect = E2BIG; break;
+	default: break;
+	}
+}
+
+static void gen_tm_create_srq(struct fz *f, struct desc *d)
+{
+	struct dpusim_tm_create_srq *s = (void *)d->u.raw;
+
+	(void)f;
+	tm_begin(d, DPUSIM_IOCTL_TM_CREATE_SRQ, sizeof(*s));
+	s->cq_handle = TMW->cq.handle;
+	s->max_num_tags = 1 + below(8);
+	s->max_ops = 1 + below(8);
+	s->max_wr = 1 + below(8);
+	s->max_sge = 1 + below(4);
+	d->expect = -1;
+	if (tm_struct_defect(d, sizeof(*s), offsetofend(struct dpusim_tm_create_srq, __reserved)))
+		return;
+	switch (below(12)) {
+	case 0: s->flags = 1U << below(32); d->expect = EINVAL; break;
+	case 1: s->__reserved = 1; d->expect = EINVAL; break;
+	case 2: s->max_num_tags = 0; d->expect = EINVAL; break;
+	case 3: s->max_ops = 0; d->expect = EINVAL; break;
+	case 4: s->max_wr = 0; d->expect = EINVAL; break;
+	case 5: s->max_sge = 0; d->expect = EINVAL; break;
+	case 6: s->max_num_tags = DPUSIM_TM_MAX_NUM_TAGS + 1; d->expect = E2BIG; break;
+	case 7: s->max_ops = DPUSIM_TM_MAX_OPS + 1; d->expect = E2BIG; break;
+	case 8: s->max_wr = DPUSIM_TM_MAX_SRQ_WR + 1; d->expect = E2BIG; break;
+	case 9: s->max_sge = DPUSIM_TM_MAX_SGE + 1; d->expect = E2BIG; break;
+	case 10: s->cq_handle = 0x40000000U + below(1000); d->expect = ENOENT; break;
+	default: break;
+	}
+}
+
+static void gen_tm_create_qp(struct fz *f, struct desc *d)
+{
+	struct dpusim_tm_create_qp *q = (void *)d->u.raw;
+
+	(void)f;
+	tm_begin(d, DPUSIM_IOCTL_TM_CREATE_QP, sizeof(*q));
+	q->cq_handle = TMW->cq.handle;
+	q->max_sge = 1 + below(4);
+	d->expect = -1;
+	if (tm_struct_defect(d, sizeof(*q), offsetofend(struct dpusim_tm_create_qp, qp_num)))
+		return;
+	switch (below(6)) {
+	case 0: q->flags = 1U << below(32); d->expect = EINVAL; break;
+	case 1: q->max_sge = 0; d->expect = EINVAL; break;
+	case 2: q->max_sge = DPUSIM_TM_MAX_SGE + 1 + below(9); d->expect = E2BIG; break;
+	case 3: q->cq_handle = 0x40000000U + below(1000); d->expect = ENOENT; break;
+	default: break;
+	}
+}
+
+static void gen_tm_connect(struct fz *f, struct desc *d)
+{
+	struct dpusim_tm_connect *c = (void *)d->u.raw;
+
+	(void)f;
+	tm_begin(d, DPUSIM_IOCTL_TM_CONNECT, sizeof(*c));
+	c->qp_handle = TMW->qp;		/* connected at setup */
+	c->srq_num = TMW->srq_num;
+	d->expect = EISCONN;
+	if (tm_struct_defect(d, sizeof(*c), offsetofend(struct dpusim_tm_connect, srq_num)))
+		return;
+	switch (below(5)) {
+	case 0: c->flags = 1U << below(32); d->expect = EINVAL; break;
+	case 1: c->qp_handle = 0x40000000U + below(1000); d->expect = ENOENT; break;
+	case 2: c->qp_handle = TMW->qp2; c->srq_num = 0x7fff0000U + below(1000);
+		d->expect = ENOENT; break;
+	default: break;
+	}
+}
+
+/* POST_*: the generic top-level defects. */
+static bool tm_post_defect(struct desc *d, struct dpusim_tm_post *p, bool send)
+{
+	if (tm_struct_defect(d, sizeof(*p), offsetofend(struct dpusim_tm_post, wrs)))
+		return true;
+	switch (below(12)) {
+	case 0: p->flags = 2U << below(31); d->expect = EINVAL; return true;
+	case 1: if (!send) { p->flags = 1; d->expect = EINVAL; return true; }
+		p->remote_qpn = 1 + below(100); d->expect = EINVAL; return true;
+	case 2: p->nr_wr = 0; d->expect = EINVAL; return true;
+	case 3: p->nr_wr = DPUSIM_TM_MAX_WR + 1 + below(100); d->expect = E2BIG; return true;
+	case 4: p->wrs = (uintptr_t)TMW->hole; d->expect = EFAULT; return true;
+	case 5: p->handle = 0x40000000U + below(1000); d->expect = ENOENT; return true;
+	default: return false;
+	}
+}
+
+static void gen_tm_srq_ops(struct fz *f, struct desc *d)
+{
+	struct dpusim_tm_post *p = (void *)d->u.raw;
+	struct dpusim_tm_ops_wr *w = TMW->ow;
+
+	(void)f;
+	tm_begin(d, DPUSIM_IOCTL_TM_POST_SRQ_OPS, sizeof(*p));
+	memset(w, 0, sizeof(TMW->ow));
+	TMW->sge[0] = (struct dpusim_tm_sge){ (uintptr_t)TMW->buf, 64, TMW->lkey };
+	w[0].opcode = DPUSIM_TM_WR_TAG_ADD;
+	w[0].sg_list = (uintptr_t)TMW->sge;
+	w[0].num_sge = 1;
+	w[0].tag = below(4);
+	w[0].mask = ~0ULL;
+	w[0].flags = DPUSIM_TM_OPS_SIGNALED;
+	w[1].opcode = DPUSIM_TM_WR_TAG_DEL;	/* the ADD just before */
+	w[1].flags = DPUSIM_TM_OPS_SIGNALED;
+	p->handle = TMW->srq;
+	p->nr_wr = 1;
+	p->wrs = (uintptr_t)w;
+	d->expect = 0;		/* the exact phase deletes what it added */
+	if (tm_post_defect(d, p, false))
+		return;
+	switch (below(10)) {
+	case 0: w[0].opcode = 3 + below(100); d->expect = EINVAL; break;
+	case 1: w[0].__reserved = 1; d->expect = EINVAL; break;
+	case 2: w[0].flags = 4U << below(29); d->expect = EINVAL; break;
+	case 3: w[0].num_sge = 5; d->expect = EINVAL; break;	/* max_sge 4 */
+	case 4: TMW->sge[0].lkey = TMW->lkey_ro; d->expect = EACCES; break;
+	case 5: TMW->sge[0].length = TMW_BUF + 1; d->expect = EINVAL; break;
+	case 6: TMW->sge[0].lkey = 0x7fff0000U; d->expect = EINVAL; break;
+	case 7: w[0].sg_list = (uintptr_t)TMW->hole; d->expect = EFAULT; break;
+	case 8:	/* a handle never issued */
+		w[0].opcode = DPUSIM_TM_WR_TAG_DEL;
+		w[0].handle = chance(50) ? 0 : 0xfffffff0U;
+		d->expect = EINVAL;
+		break;
+	default:
+		p->nr_wr = 2;	/* ADD then DEL of a handle the kernel writes back */
+		d->expect = -1;
+		break;
+	}
+	if (chance(5))
+		tm_randomize(d);
+}
+
+static void gen_tm_srq_recv(struct fz *f, struct desc *d)
+{
+	struct dpusim_tm_post *p = (void *)d->u.raw;
+	struct dpusim_tm_recv_wr *w = TMW->rw;
+
+	(void)f;
+	tm_begin(d, DPUSIM_IOCTL_TM_POST_SRQ_RECV, sizeof(*p));
+	memset(w, 0, sizeof(TMW->rw));
+	TMW->sge[0] = (struct dpusim_tm_sge){ (uintptr_t)TMW->buf + PAGE, 256, TMW->lkey };
+	w[0].sg_list = (uintptr_t)TMW->sge;
+	w[0].num_sge = 1;
+	p->handle = TMW->srq;
+	p->nr_wr = 1;
+	p->wrs = (uintptr_t)w;
+	d->expect = -1;		/* ENOMEM once max_wr buffers wait */
+	if (tm_post_defect(d, p, false))
+		return;
+	switch (below(8)) {
+	case 0: w[0].__reserved = 1; d->expect = EINVAL; break;
+	case 1: w[0].num_sge = 5; d->expect = EINVAL; break;
+	case 2: TMW->sge[0].lkey = TMW->lkey_ro; d->expect = EACCES; break;
+	case 3: TMW->sge[0].lkey = 0x7fff0000U; d->expect = EINVAL; break;
+	case 4: w[0].sg_list = 8; d->expect = EFAULT; break;
+	default: break;
+	}
+}
+
+static void gen_tm_send(struct fz *f, struct desc *d)
+{
+	struct dpusim_tm_post *p = (void *)d->u.raw;
+	struct dpusim_tm_send_wr *w = TMW->sw;
+	uint32_t len = 16 + below(64);
+
+	(void)f;
+	tm_begin(d, DPUSIM_IOCTL_TM_POST_SEND, sizeof(*p));
+	memset(w, 0, sizeof(TMW->sw));
+	tm_tmh(TMW->msg, DPUSIM_TM_TMH_EAGER, below(100), below(4));
+	TMW->sge[0] = (struct dpusim_tm_sge){ (uintptr_t)TMW->msg, len, 0 };
+	w[0].opcode = DPUSIM_TM_WR_SEND;
+	w[0].flags = DPUSIM_TM_SEND_INLINE | (chance(50) ? DPUSIM_TM_SEND_SIGNALED : 0);
+	w[0].sg_list = (uintptr_t)TMW->sge;
+	w[0].num_sge = 1;
+	p->handle = TMW->qp;
+	p->nr_wr = 1;
+	p->wrs = (uintptr_t)w;
+	d->expect = -1;		/* EAGAIN: unexpected without an untagged buffer */
+	if (tm_post_defect(d, p, true))
+		return;
+	switch (below(14)) {
+	case 0: TMW->sge[0].length = below(16); d->expect = EINVAL; break;
+	case 1: TMW->msg[0] = 4 + below(250); d->expect = EINVAL; break;
+	case 2: TMW->msg[0] = DPUSIM_TM_TMH_RNDV; TMW->sge[0].length = 16 + below(16);
+		d->expect = EINVAL; break;
+	case 3: TMW->msg[0] = DPUSIM_TM_TMH_RNDV; TMW->sge[0].length = 65 + below(100);
+		d->expect = EINVAL; break;
+	case 4: TMW->sge[0].length = DPUSIM_TM_MAX_INLINE + 1; d->expect = E2BIG; break;
+	case 5: w[0].opcode = DPUSIM_TM_WR_RDMA_READ; d->expect = EINVAL; break;
+	case 6: w[0].num_sge = 5; d->expect = EINVAL; break;		/* max_sge 4 */
+	case 7: w[0].__reserved = 1; d->expect = EINVAL; break;
+	case 8: w[0].__reserved2 = 1; d->expect = EINVAL; break;
+	case 9: p->handle = TMW->qp2; d->expect = ENOTCONN; break;
+	case 10: TMW->sge[0].addr = (uintptr_t)TMW->hole; d->expect = EFAULT; break;
+	case 11:	/* FROM_SRQ to a QP that is not connected to it */
+		p->flags = DPUSIM_TM_POST_FROM_SRQ;
+		p->handle = TMW->srq;
+		p->remote_qpn = TMW->qp2_num;
+		d->expect = ENOENT;
+		break;
+	case 12:	/* FROM_SRQ: a reply of at most 64 bytes to the QP */
+		p->flags = DPUSIM_TM_POST_FROM_SRQ;
+		p->handle = TMW->srq;
+		p->remote_qpn = TMW->qp_num;
+		TMW->msg[0] = DPUSIM_TM_TMH_NO_TAG;
+		TMW->sge[0].length = chance(50) ? 65 + below(100) : 16 + below(49);
+		d->expect = TMW->sge[0].length > DPUSIM_TM_MAX_QP_RECV ? E2BIG : 0;
+		break;
+	default: break;
+	}
+	if (chance(5))
+		tm_randomize(d);
+}
+
+/* Unknown command numbers on the TM fd (the rank's among them). */
+static void gen_tm_unknown(struct fz *f, struct desc *d)
+{
+	static const unsigned long rank_cmds[] = {
+		DPUSIM_IOCTL_RANK_INFO, DPUSIM_IOCTL_XFER, DPUSIM_IOCTL_SYNC,
+	};
+
+	(void)f;
+	tm_begin(d, 0, 16);
+	switch (below(3)) {
+	case 0: d->cmd = rank_cmds[below(3)]; break;
+	case 1: d->cmd = _IO(DPUSIM_TYPE, DPUSIM_CMD_TM_POST_SEND + 1 + below(40)); break;
+	default: d->cmd = _IOWR(DPUSIM_TYPE, DPUSIM_CMD_TM_QUERY + below(13), 16); break;
+	}
+	d->expect = ENOTTY;
+}
+
+/* The world: one context, objects every generator names. */
+static int tmw_setup(void)
+{
+	uint8_t *m;
+	int err;
+
+	TMW = calloc(1, sizeof(*TMW));
+	if (!TMW)
+		return ENOMEM;
+	TMW->fd = tm_open();
+	if (TMW->fd < 0)
+		return errno;
+	m = mmap(NULL, TMW_BUF + 3 * PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (m == MAP_FAILED)
+		return errno;
+	TMW->buf = m + PAGE;
+	TMW->ro = m + PAGE + TMW_BUF;
+	TMW->hole = m;
+	if (mprotect(m, PAGE, PROT_NONE) || mprotect(TMW->ro, PAGE, PROT_READ) ||
+	    mprotect(TMW->ro + PAGE, PAGE, PROT_NONE))
+		return errno;
+	err = tm_create_cq(TMW->fd, 256, &TMW->cq);
+	err = err ?: tm_reg_mr(TMW->fd, TMW->buf, TMW_BUF,
+			       DPUSIM_TM_ACCESS_LOCAL_WRITE | DPUSIM_TM_ACCESS_REMOTE_READ,
+			       &TMW->lkey);
+	err = err ?: tm_reg_mr(TMW->fd, TMW->buf, PAGE, DPUSIM_TM_ACCESS_REMOTE_READ,
+			       &TMW->lkey_ro);
+	err = err ?: tm_reg_mr(TMW->fd, TMW->buf, PAGE, 0, &TMW->dead_lkey);
+	err = err ?: tm_destroy(TMW->fd, DPUSIM_IOCTL_TM_DEREG_MR, TMW->dead_lkey);
+	err = err ?: tm_create_srq(TMW->fd, TMW->cq.handle, 8, 4, 8, 4, &TMW->srq,
+				   &TMW->srq_num);
+	err = err ?: tm_create_qp(TMW->fd, TMW->cq.handle, 4, &TMW->qp, &TMW->qp_num);
+	err = err ?: tm_create_qp(TMW->fd, TMW->cq.handle, 4, &TMW->qp2, &TMW->qp2_num);
+	err = err ?: tm_connect(TMW->fd, TMW->qp, TMW->srq_num);
+	return err;
+}
+
+static void tmw_teardown(void)
+{
+	if (!TMW)
+		return;
+	tm_cq_unmap(&TMW->cq);
+	if (TMW->fd >= 0)
+		close(TMW->fd);
+	munmap(TMW->hole, TMW_BUF + 3 * PAGE);
+	free(TMW);
+	TMW = NULL;
+}
+
 /* The model of a successful transfer to the DPUs: blocks, then zeros. */
 static void apply_xfer(struct fz *f, const struct desc *d)
 {
@@ -392,7 +889,24 @@ static const struct op ops[] = {
 	{ "sync", gen_sync, NULL },
 	{ "rank-info", gen_info, NULL },
 	{ "unknown", gen_unknown, NULL },
+	/* /dev/dpusim/tm, from NR_RANK_OPS on */
+	{ "tm-query", gen_tm_query, NULL, DPUSIM_IOCTL_TM_QUERY },
+	{ "tm-reg-mr", gen_tm_reg_mr, NULL, DPUSIM_IOCTL_TM_REG_MR },
+	{ "tm-dereg-mr", gen_tm_dereg, NULL, DPUSIM_IOCTL_TM_DEREG_MR },
+	{ "tm-create-cq", gen_tm_create_cq, NULL, DPUSIM_IOCTL_TM_CREATE_CQ },
+	{ "tm-destroy-cq", gen_tm_destroy_cq, NULL, DPUSIM_IOCTL_TM_DESTROY_CQ },
+	{ "tm-create-srq", gen_tm_create_srq, NULL, DPUSIM_IOCTL_TM_CREATE_SRQ },
+	{ "tm-destroy-srq", gen_tm_destroy_srq, NULL, DPUSIM_IOCTL_TM_DESTROY_SRQ },
+	{ "tm-create-qp", gen_tm_create_qp, NULL, DPUSIM_IOCTL_TM_CREATE_QP },
+	{ "tm-destroy-qp", gen_tm_destroy_qp, NULL, DPUSIM_IOCTL_TM_DESTROY_QP },
+	{ "tm-connect", gen_tm_connect, NULL, DPUSIM_IOCTL_TM_CONNECT },
+	{ "tm-post-srq-ops", gen_tm_srq_ops, NULL, DPUSIM_IOCTL_TM_POST_SRQ_OPS },
+	{ "tm-post-srq-recv", gen_tm_srq_recv, NULL, DPUSIM_IOCTL_TM_POST_SRQ_RECV },
+	{ "tm-post-send", gen_tm_send, NULL, DPUSIM_IOCTL_TM_POST_SEND },
+	{ "tm-unknown", gen_tm_unknown, NULL, 0 },
 };
+
+#define NR_RANK_OPS	5
 
 /* Is @err one the header allows for ioctl @cmd? */
 static bool allowed(unsigned long cmd, int err)
@@ -418,7 +932,8 @@ static atomic_ulong total_calls;
 /* Calls that reached the driver (not EBADF on a closed fd) are counted. */
 static int do_call(int fd, struct desc *d)
 {
-	int err = ioctl(fd, d->cmd, d->u.raw) ? errno : 0;
+	int err = ioctl(fd, d->cmd, d->use_argp ? (void *)(uintptr_t)d->argp :
+			(void *)d->u.raw) ? errno : 0;
 
 	if (err != EBADF)
 		atomic_fetch_add(&total_calls, 1);
@@ -479,7 +994,7 @@ enum verdict { CALL_OK, CALL_RESYNC, CALL_BAD };
  */
 static enum verdict exact_call(struct fz *f)
 {
-	const struct op *op = &ops[below(100) < 70 ? 0 : 1 + below(ARRAY_SIZE(ops) - 1)];
+	const struct op *op = &ops[below(100) < 70 ? 0 : 1 + below(NR_RANK_OPS - 1)];
 	static struct desc d;
 	int err;
 
@@ -525,6 +1040,7 @@ struct racer {
 	uint64_t seed;
 	bool closing;		/* EBADF allowed: the fd is closed under us */
 	bool holed;		/* the flipper left part of area unmapped */
+	bool tm;		/* calls of /dev/dpusim/tm (no block pointers) */
 };
 
 static void *race_caller(void *arg)
@@ -545,12 +1061,15 @@ static void *race_caller(void *arg)
 		int err, i;
 
 		memset(d, 0, sizeof(*d));
-		ops[below(ARRAY_SIZE(ops))].gen(&f, d);
+		if (r->tm)
+			ops[NR_RANK_OPS + below(ARRAY_SIZE(ops) - NR_RANK_OPS)].gen(&f, d);
+		else
+			ops[below(NR_RANK_OPS)].gen(&f, d);
 		/*
 		 * Point the blocks into the flipping area, and keep them
 		 * there: a transfer from the DPUs writes what they name.
 		 */
-		for (i = 0; i < MAX_FZ_BLOCKS; i++) {
+		for (i = 0; !r->tm && i < MAX_FZ_BLOCKS; i++) {
 			uint64_t off = below(4 * PAGE);
 
 			d->blocks[i].addr = (uintptr_t)r->area + off;
@@ -560,7 +1079,7 @@ static void *race_caller(void *arg)
 		if (d->cmd == DPUSIM_IOCTL_XFER && d->u.x.length > 4 * PAGE)
 			d->u.x.length = 4 * PAGE;
 		err = do_call(r->fd, d);
-		if (err && !allowed(d->cmd, err) &&
+		if (err && !(r->tm ? tm_allowed : allowed)(d->cmd, err) &&
 		    !(r->closing && err == EBADF)) {
 			fprintf(stderr, "fuzz: race: errno %d (%s) on %#x\n", err,
 				strerror(err), d->cmd);
@@ -664,6 +1183,157 @@ static unsigned long race_round(struct fz *f, uint64_t seed)
 	return bad;
 }
 
+/* ------------------------------------------------ TM: exact and races */
+
+/* Undo what a successful exact-phase call made, so limits are not hit. */
+static void tm_cleanup(const struct desc *d)
+{
+	const void *u = d->u.raw;
+	uint32_t h;
+
+	switch (d->cmd) {
+	case DPUSIM_IOCTL_TM_REG_MR:
+		tm_destroy(TMW->fd, DPUSIM_IOCTL_TM_DEREG_MR,
+			   ((const struct dpusim_tm_reg_mr *)u)->lkey);
+		break;
+	case DPUSIM_IOCTL_TM_CREATE_CQ:
+		tm_destroy(TMW->fd, DPUSIM_IOCTL_TM_DESTROY_CQ,
+			   ((const struct dpusim_tm_create_cq *)u)->handle);
+		break;
+	case DPUSIM_IOCTL_TM_CREATE_SRQ:
+		tm_destroy(TMW->fd, DPUSIM_IOCTL_TM_DESTROY_SRQ,
+			   ((const struct dpusim_tm_create_srq *)u)->handle);
+		break;
+	case DPUSIM_IOCTL_TM_CREATE_QP:
+		tm_destroy(TMW->fd, DPUSIM_IOCTL_TM_DESTROY_QP,
+			   ((const struct dpusim_tm_create_qp *)u)->handle);
+		break;
+	case DPUSIM_IOCTL_TM_POST_SRQ_OPS:
+		if (TMW->ow[0].opcode == DPUSIM_TM_WR_TAG_ADD) {
+			struct dpusim_tm_ops_wr del = {
+				.opcode = DPUSIM_TM_WR_TAG_DEL,
+				.handle = TMW->ow[0].handle,
+			};
+
+			tm_post(TMW->fd, DPUSIM_IOCTL_TM_POST_SRQ_OPS, 0, TMW->srq, 0,
+				&del, 1, NULL);
+		}
+		break;
+	case DPUSIM_IOCTL_TM_POST_SRQ_RECV:
+		/* an unexpected message takes the untagged buffer */
+		h = 0;
+		tm_send_eager(TMW->fd, TMW->qp, 0xdead0000ULL, 0, &h, sizeof(h), 0);
+		break;
+	}
+	tm_cq_drain(&TMW->cq);
+}
+
+static enum verdict tm_exact_call(struct fz *f, uint64_t *ncalls)
+{
+	const struct op *op = &ops[NR_RANK_OPS + below(ARRAY_SIZE(ops) - NR_RANK_OPS)];
+	static struct desc d;
+	uint32_t prod = TMW->cq.ring->producer;
+	int err;
+
+	memset(&d, 0, sizeof(d));
+	op->gen(f, &d);
+	err = do_call(TMW->fd, &d);
+	(*ncalls)++;
+	f->errs[err < 160 ? err : 159]++;
+	if (err && !tm_allowed(d.cmd, err)) {
+		fprintf(stderr, "fuzz: %s: errno %d (%s) is not one the header allows\n",
+			op->name, err, strerror(err));
+		return CALL_BAD;
+	}
+	if (d.expect >= 0 && err != d.expect) {
+		fprintf(stderr, "fuzz: %s: got errno %d (%s), the header says %d (%s); size %u\n",
+			op->name, err, strerror(err), d.expect, strerror(d.expect), d.size);
+		return CALL_BAD;
+	}
+	if ((int32_t)(TMW->cq.ring->producer - prod) < 0) {
+		fprintf(stderr, "fuzz: %s: the ring's producer went back\n", op->name);
+		return CALL_BAD;
+	}
+	if (TMW->cq.ring->flags & DPUSIM_TM_CQ_F_OVERRUN) {
+		fprintf(stderr, "fuzz: %s: the drained ring overran\n", op->name);
+		return CALL_BAD;
+	}
+	if (!err)
+		tm_cleanup(&d);
+	else
+		tm_cq_drain(&TMW->cq);
+	return CALL_OK;
+}
+
+/* TM threads on @fd for @ms; with @close_midway the fd is closed under them. */
+static unsigned long tm_race_threads(int fd, uint64_t seed, unsigned int ms,
+				     bool close_midway)
+{
+	struct racer r = { .fd = fd, .seed = seed, .closing = close_midway,
+			   .tm = true };
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	pthread_t t[4];
+	int i;
+
+	for (i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, race_caller, &r);
+	nanosleep(&ts, NULL);
+	if (close_midway) {
+		close(fd);
+		nanosleep(&ts, NULL);
+	}
+	atomic_store(&r.stop, true);
+	for (i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	return atomic_load(&r.bad);
+}
+
+/*
+ * TM races: threads on the context; the fd shared with a child killed
+ * mid-call; a dup closed under calls; a child exiting with calls in
+ * flight.  The ring is drained by a thread that poll()s it meanwhile.
+ */
+static unsigned long tm_race_round(uint64_t seed)
+{
+	unsigned long bad;
+	int status, dupfd;
+	pid_t pid;
+
+	bad = tm_race_threads(TMW->fd, seed, 100, false);
+	tm_cq_drain(&TMW->cq);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		_exit(tm_race_threads(TMW->fd, seed + 1, 2000, false) ? 1 : 0);
+	bad += tm_race_threads(TMW->fd, seed + 2, 80, false);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	dupfd = dup(TMW->fd);
+	if (dupfd >= 0)
+		bad += tm_race_threads(dupfd, seed + 3, 60, true);
+	pid = fork();
+	if (pid == 0) {
+		struct racer r = { .fd = TMW->fd, .seed = seed + 4, .tm = true };
+		pthread_t t;
+
+		pthread_create(&t, NULL, race_caller, &r);
+		usleep(30000);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	if (WIFEXITED(status) && WEXITSTATUS(status))
+		bad++;
+	tm_cq_drain(&TMW->cq);
+	/* an overrun a race left pending is reported to the next call */
+	if (TMW->cq.ring->flags & DPUSIM_TM_CQ_F_OVERRUN) {
+		struct dpusim_tm_query q = { .size = sizeof(q) };
+
+		if (tm_call(TMW->fd, DPUSIM_IOCTL_TM_QUERY, &q) == EOVERFLOW)
+			TMW->cq.ring->flags = 0;
+	}
+	return bad;
+}
+
 /* ------------------------------------------------------------ the run */
 
 static uint64_t now_ms(void)
@@ -717,7 +1387,8 @@ TEST_F_TIMEOUT(fuzz, ioctls, 7 * 24 * 3600)
 	struct fz *f = self->f;
 	const char *e;
 	uint64_t seed = (uint64_t)time(NULL) ^ getpid(), calls_min = 0;
-	uint64_t secs = 20, t0 = now_ms(), rounds = 0;
+	uint64_t secs = 20, t0 = now_ms(), rounds = 0, tm_calls = 0;
+	long long mrs0, ctx0, pin0;
 	unsigned long bad = 0;
 	unsigned int i;
 
@@ -734,6 +1405,13 @@ TEST_F_TIMEOUT(fuzz, ioctls, 7 * 24 * 3600)
 		       (unsigned long long)seed,
 		       calls_min ? "call budget (DPUSIM_FUZZ_CALLS)" : "time budget");
 	rng_state = seed | 1;
+	mrs0 = sysfs_tm_attr("mrs");
+	ctx0 = sysfs_tm_attr("contexts");
+	pin0 = sysfs_tm_attr("pinned_pages");
+	if (access(TM_PATH, F_OK))
+		ksft_print_msg("fuzz: no %s: the tag-matching ioctls are not fuzzed\n", TM_PATH);
+	else
+		ASSERT_EQ(0, tmw_setup()) TH_LOG("the TM world: %s", strerror(errno));
 
 	while (calls_min ? atomic_load(&total_calls) < calls_min :
 			   now_ms() - t0 < secs * 1000) {
@@ -754,7 +1432,32 @@ TEST_F_TIMEOUT(fuzz, ioctls, 7 * 24 * 3600)
 		bad += race_round(f, seed + rounds);
 		ASSERT_EQ(0, bad) TH_LOG("errnos outside the header's set in the races");
 		reopen(_metadata, f);
+		/* /dev/dpusim/tm: exact calls, then races on the context */
+		for (i = 0; TMW && i < 500; i++)
+			ASSERT_NE(CALL_BAD, tm_exact_call(f, &tm_calls))
+				TH_LOG("seed %#llx, TM call %llu", (unsigned long long)seed,
+				       (unsigned long long)tm_calls);
+		if (TMW) {
+			bad += tm_race_round(seed + rounds);
+			/* the races filled the lists: a fresh context */
+			tmw_teardown();
+			ASSERT_EQ(0, tmw_setup()) TH_LOG("the TM world: %s", strerror(errno));
+		}
+		ASSERT_EQ(0, bad) TH_LOG("errnos outside the header's set in the TM races");
 		rounds++;
+	}
+	if (TMW) {
+		tmw_teardown();
+		/* everything of the context is gone with it */
+		for (i = 0; i < 50 && (sysfs_tm_attr("mrs") != mrs0 ||
+				       sysfs_tm_attr("pinned_pages") != pin0 ||
+				       sysfs_tm_attr("contexts") != ctx0); i++)
+			usleep(50000);
+		EXPECT_EQ(mrs0, sysfs_tm_attr("mrs"));
+		EXPECT_EQ(ctx0, sysfs_tm_attr("contexts"));
+		EXPECT_EQ(pin0, sysfs_tm_attr("pinned_pages"));
+		ksft_print_msg("fuzz: %llu TM exact-phase calls\n",
+			       (unsigned long long)tm_calls);
 	}
 	ksft_print_msg("fuzz: %lu calls in %.1f s (%llu exact-phase calls, %llu succeeded; %llu race rounds)\n",
 		       atomic_load(&total_calls), (now_ms() - t0) / 1000.0,
