@@ -317,15 +317,15 @@ static long dpusim_tm_ioctl(struct file *filp, unsigned int cmd,
 	 * out.
 	 */
 	nr_done = &((struct dpusim_tm_post __user *)ubuffer)->nr_done;
-	if (op->respond == DPUSIM_TM_OUT_ALWAYS) {
+	if (op->respond == DPUSIM_TM_OUT_ALWAYS)
 		buf.post.nr_done = 0;
-		if (put_user(0, nr_done))
-			return -EFAULT;
-	}
-	if (atomic_xchg(&ctx->overrun, 0))
+	if (atomic_xchg(&ctx->overrun, 0)) {
 		ret = -EOVERFLOW;	/* a CQ of the context overran */
-	else
+	} else {
+		if (op->respond == DPUSIM_TM_OUT_ALWAYS && put_user(0, nr_done))
+			return -EFAULT;
 		ret = op->execute(ctx, &buf);
+	}
 	if (ret == -EOVERFLOW)
 		atomic_set(&ctx->overrun, 0);	/* reported now */
 	if (op->respond == DPUSIM_TM_OUT_ALWAYS) {
