@@ -337,6 +337,10 @@ struct dpusim_tm_qp {
 int dpusim_tm_create(dev_t devt);
 void dpusim_tm_destroy(void);
 void dpusim_tm_ctx_put(struct dpusim_tm_ctx *ctx);
+int dpusim_tm_ctx_add(struct dpusim_tm_ctx *ctx, u32 cq_handle,
+		      struct dpusim_tm_cq **cq, struct xarray *table, u32 max,
+		      u32 *handle, struct xarray *numbers, u32 *next, u32 *num,
+		      void *obj);
 
 /* tm_mr.c */
 int dpusim_tm_reg_mr(struct dpusim_tm_ctx *ctx, struct dpusim_tm_reg_mr *cmd);
@@ -391,6 +395,7 @@ bool dpusim_tm_list_eligible(const struct dpusim_tm_list *l,
 int dpusim_tm_create_srq(struct dpusim_tm_ctx *ctx,
 			 struct dpusim_tm_create_srq *cmd);
 int dpusim_tm_destroy_srq(struct dpusim_tm_ctx *ctx, u32 handle);
+struct dpusim_tm_srq *dpusim_tm_srq_get(struct dpusim_tm_ctx *ctx, u32 handle);
 void dpusim_tm_srq_put(struct dpusim_tm_srq *srq);
 int dpusim_tm_post_srq_ops(struct dpusim_tm_ctx *ctx,
 			   struct dpusim_tm_post *cmd);

@@ -43,6 +43,57 @@ void dpusim_tm_ctx_put(struct dpusim_tm_ctx *ctx)
 	kref_put(&ctx->ref, dpusim_tm_ctx_free);
 }
 
+/**
+ * dpusim_tm_ctx_add - enter a new SRQ or QP in its context
+ * @ctx: the context
+ * @cq_handle: the CQ the object uses
+ * @cq: out: that CQ, referenced and its users counted, set before the
+ *      object can be looked up (the send path looks QPs up under RCU)
+ * @table: the context's SRQs or QPs, at most @max of them
+ * @max: DPUSIM_TM_MAX_SRQ or DPUSIM_TM_MAX_QP
+ * @handle: out, the object's handle in @table
+ * @numbers: the device's SRQ or QP numbers, allocated cyclically
+ * @next: the cursor of @numbers
+ * @num: out, the object's number
+ * @obj: the object
+ *
+ * Return: 0, -ENOENT (no such CQ), -ENOSPC (the table or the numbers are
+ * full) or -ENOMEM; on an error nothing is entered and @cq is NULL.
+ */
+int dpusim_tm_ctx_add(struct dpusim_tm_ctx *ctx, u32 cq_handle,
+		      struct dpusim_tm_cq **cq, struct xarray *table, u32 max,
+		      u32 *handle, struct xarray *numbers, u32 *next, u32 *num,
+		      void *obj)
+{
+	int ret;
+
+	mutex_lock(&ctx->lock);
+	*cq = xa_load(&ctx->cqs, cq_handle);
+	if (!*cq) {
+		mutex_unlock(&ctx->lock);
+		return -ENOENT;
+	}
+	kref_get(&(*cq)->ref);
+	atomic_inc(&(*cq)->users);
+	ret = xa_alloc(table, handle, obj, XA_LIMIT(1, max),
+		       GFP_KERNEL_ACCOUNT);
+	if (!ret) {
+		ret = xa_alloc_cyclic(numbers, num, obj, xa_limit_31b, next,
+				      GFP_KERNEL_ACCOUNT);
+		if (ret < 0)
+			xa_erase(table, *handle);
+		else
+			ret = 0;
+	}
+	if (ret) {
+		atomic_dec(&(*cq)->users);
+		dpusim_tm_cq_put(*cq);
+		*cq = NULL;
+	}
+	mutex_unlock(&ctx->lock);
+	return ret == -EBUSY ? -ENOSPC : ret;
+}
+
 static int dpusim_tm_open(struct inode *inode, struct file *filp)
 {
 	struct dpusim_tm_dev *tm = container_of(inode->i_cdev,

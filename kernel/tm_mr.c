@@ -378,26 +378,17 @@ struct dpusim_tm_sgl *dpusim_tm_sgl_get(struct dpusim_tm_ctx *ctx, u64 usgl,
 			ret = -EINVAL;
 			break;
 		}
-		if (mr->ctx != ctx) {
-			dpusim_tm_mr_put(mr);
+		if (mr->ctx != ctx)
 			ret = -EINVAL;
-			break;
-		}
-		if ((mr->access & access) != access) {
-			dpusim_tm_mr_put(mr);
+		else if ((mr->access & access) != access)
 			ret = -EACCES;
-			break;
-		}
-		if (sge[i].addr < mr->iova ||
-		    sge[i].addr - mr->iova > mr->length ||
-		    sge[i].length > mr->length - (sge[i].addr - mr->iova)) {
+		else
+			ret = dpusim_tm_mr_range(mr, sge[i].addr, sge[i].length,
+						 &sgl->seg[i]);
+		if (ret) {
 			dpusim_tm_mr_put(mr);
-			ret = -EINVAL;
 			break;
 		}
-		sgl->seg[i].mr = mr;
-		sgl->seg[i].off = sge[i].addr - mr->iova;
-		sgl->seg[i].len = sge[i].length;
 		sgl->nr = i + 1;
 		sgl->bytes += sge[i].length;
 	}

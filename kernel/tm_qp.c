@@ -35,7 +35,6 @@ int dpusim_tm_create_qp(struct dpusim_tm_ctx *ctx,
 {
 	struct dpusim_tm_dev *tm = ctx->tm;
 	struct dpusim_tm_qp *qp;
-	struct dpusim_tm_cq *cq;
 	int ret;
 
 	if (cmd->flags || !cmd->max_sge)
@@ -51,38 +50,17 @@ int dpusim_tm_create_qp(struct dpusim_tm_ctx *ctx,
 	qp->ctx = ctx;
 	qp->max_sge = cmd->max_sge;
 
-	mutex_lock(&ctx->lock);
-	cq = xa_load(&ctx->cqs, cmd->cq_handle);
-	if (!cq) {
-		ret = -ENOENT;
-		goto err_unlock;
-	}
-	ret = xa_alloc(&ctx->qps, &qp->handle, qp,
-		       XA_LIMIT(1, DPUSIM_TM_MAX_QP), GFP_KERNEL_ACCOUNT);
+	ret = dpusim_tm_ctx_add(ctx, cmd->cq_handle, &qp->cq, &ctx->qps,
+				DPUSIM_TM_MAX_QP, &qp->handle, &tm->qps,
+				&tm->next_qp, &qp->num, qp);
 	if (ret) {
-		ret = ret == -EBUSY ? -ENOSPC : ret;
-		goto err_unlock;
+		mutex_destroy(&qp->lock);
+		kfree(qp);
+		return ret;
 	}
-	ret = xa_alloc_cyclic(&tm->qps, &qp->num, qp, xa_limit_31b,
-			      &tm->next_qp, GFP_KERNEL_ACCOUNT);
-	if (ret < 0) {
-		xa_erase(&ctx->qps, qp->handle);
-		ret = ret == -EBUSY ? -ENOSPC : ret;
-		goto err_unlock;
-	}
-	kref_get(&cq->ref);
-	atomic_inc(&cq->users);
-	qp->cq = cq;
-	mutex_unlock(&ctx->lock);
 	cmd->handle = qp->handle;
 	cmd->qp_num = qp->num;
 	return 0;
-
-err_unlock:
-	mutex_unlock(&ctx->lock);
-	mutex_destroy(&qp->lock);
-	kfree(qp);
-	return ret;
 }
 
 /**
@@ -443,11 +421,7 @@ static int dpusim_tm_post_send_srq(struct dpusim_tm_ctx *ctx,
 	int ret = 0;
 	u32 i;
 
-	mutex_lock(&ctx->lock);
-	srq = xa_load(&ctx->srqs, cmd->handle);
-	if (srq)
-		kref_get(&srq->ref);
-	mutex_unlock(&ctx->lock);
+	srq = dpusim_tm_srq_get(ctx, cmd->handle);
 	if (!srq)
 		return -ENOENT;
 

@@ -86,7 +86,6 @@ int dpusim_tm_create_srq(struct dpusim_tm_ctx *ctx,
 {
 	struct dpusim_tm_dev *tm = ctx->tm;
 	struct dpusim_tm_srq *srq;
-	struct dpusim_tm_cq *cq;
 	int ret;
 
 	if (cmd->flags || cmd->__reserved ||
@@ -118,35 +117,16 @@ int dpusim_tm_create_srq(struct dpusim_tm_ctx *ctx,
 	srq->max_wr = cmd->max_wr;
 	srq->max_sge = cmd->max_sge;
 
-	mutex_lock(&ctx->lock);
-	cq = xa_load(&ctx->cqs, cmd->cq_handle);
-	if (!cq) {
-		ret = -ENOENT;
-		goto err_unlock;
-	}
-	ret = xa_alloc(&ctx->srqs, &srq->handle, srq,
-		       XA_LIMIT(1, DPUSIM_TM_MAX_SRQ), GFP_KERNEL_ACCOUNT);
-	if (ret) {
-		ret = ret == -EBUSY ? -ENOSPC : ret;
-		goto err_unlock;
-	}
-	ret = xa_alloc_cyclic(&tm->srqs, &srq->num, srq, xa_limit_31b,
-			      &tm->next_srq, GFP_KERNEL_ACCOUNT);
-	if (ret < 0) {
-		xa_erase(&ctx->srqs, srq->handle);
-		ret = ret == -EBUSY ? -ENOSPC : ret;
-		goto err_unlock;
-	}
-	kref_get(&cq->ref);
-	atomic_inc(&cq->users);
-	srq->cq = cq;
-	mutex_unlock(&ctx->lock);
+	ret = dpusim_tm_ctx_add(ctx, cmd->cq_handle, &srq->cq, &ctx->srqs,
+				DPUSIM_TM_MAX_SRQ, &srq->handle, &tm->srqs,
+				&tm->next_srq, &srq->num, srq);
+	if (ret)
+		goto err;
 	cmd->handle = srq->handle;
 	cmd->srq_num = srq->num;
 	return 0;
 
-err_unlock:
-	mutex_unlock(&ctx->lock);
+err:
 	dpusim_tm_list_fini(&srq->list, dpusim_tm_entry_drop);
 	mutex_destroy(&srq->lock);
 	kfree(srq);
@@ -204,8 +184,7 @@ int dpusim_tm_destroy_srq(struct dpusim_tm_ctx *ctx, u32 handle)
 }
 
 /* The SRQ of a handle, referenced */
-static struct dpusim_tm_srq *dpusim_tm_srq_get(struct dpusim_tm_ctx *ctx,
-					       u32 handle)
+struct dpusim_tm_srq *dpusim_tm_srq_get(struct dpusim_tm_ctx *ctx, u32 handle)
 {
 	struct dpusim_tm_srq *srq;
 
