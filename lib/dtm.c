@@ -201,6 +201,24 @@ static int tm_destroy(int fd, unsigned long cmd, uint32_t handle)
 	return 0;
 }
 
+/*
+ * Destroy a kernel object of @ctx, then take its library object off the
+ * context's list: on an error (EBUSY for a CQ in use) nothing changes.
+ * Returns 0 or fail(errno).
+ */
+static int tm_destroy_unlink(struct dtm_context *ctx, unsigned long cmd,
+			     uint32_t handle, struct dtm_node *node)
+{
+	int ret = tm_destroy(ctx->fd, cmd, handle);
+
+	if (ret)
+		return fail(-ret);
+	pthread_mutex_lock(&ctx->lock);
+	node_del(node);
+	pthread_mutex_unlock(&ctx->lock);
+	return 0;
+}
+
 /* ------------------------------------------------------------ context */
 
 DPUSIM_API struct dtm_context *dtm_open_device(const char *path)
@@ -379,21 +397,16 @@ DPUSIM_API struct dtm_mr *dtm_reg_mr_mram(struct dtm_context *ctx,
 DPUSIM_API int dtm_dereg_mr(struct dtm_mr *mr)
 {
 	struct dtm_mr_obj *obj;
-	struct dtm_context *ctx;
 	int ret;
 
 	if (!mr || !mr->context)
 		return fail(EINVAL);
 	obj = DTM_CONTAINER(mr, struct dtm_mr_obj, mr);
-	ctx = mr->context;
-	ret = tm_destroy(ctx->fd, DPUSIM_IOCTL_TM_DEREG_MR, mr->handle);
-	if (ret)
-		return fail(-ret);
-	pthread_mutex_lock(&ctx->lock);
-	node_del(&obj->node);
-	pthread_mutex_unlock(&ctx->lock);
-	free(obj);
-	return 0;
+	ret = tm_destroy_unlink(mr->context, DPUSIM_IOCTL_TM_DEREG_MR,
+				mr->handle, &obj->node);
+	if (!ret)
+		free(obj);
+	return ret;
 }
 
 /* ------------------------------------------------------------ rings */
@@ -528,19 +541,15 @@ err_free:
 
 DPUSIM_API int dtm_destroy_cq(struct dtm_cq *cq)
 {
-	struct dtm_context *ctx;
 	int ret;
 
 	if (!cq)
 		return fail(EINVAL);
-	ctx = cq->context;
 	/* EBUSY (an SRQ or QP uses it) leaves everything as it was */
-	ret = tm_destroy(ctx->fd, DPUSIM_IOCTL_TM_DESTROY_CQ, cq->handle);
+	ret = tm_destroy_unlink(cq->context, DPUSIM_IOCTL_TM_DESTROY_CQ,
+				cq->handle, &cq->node);
 	if (ret)
-		return fail(-ret);
-	pthread_mutex_lock(&ctx->lock);
-	node_del(&cq->node);
-	pthread_mutex_unlock(&ctx->lock);
+		return ret;
 	munmap(cq->ring, cq->ring_size);
 	free(cq);
 	return 0;
@@ -725,21 +734,16 @@ DPUSIM_API struct dtm_srq *dtm_create_srq(struct dtm_context *ctx,
 DPUSIM_API int dtm_destroy_srq(struct dtm_srq *srq)
 {
 	struct dtm_srq_obj *obj;
-	struct dtm_context *ctx;
 	int ret;
 
 	if (!srq || !srq->context)
 		return fail(EINVAL);
 	obj = DTM_CONTAINER(srq, struct dtm_srq_obj, srq);
-	ctx = srq->context;
-	ret = tm_destroy(ctx->fd, DPUSIM_IOCTL_TM_DESTROY_SRQ, srq->handle);
-	if (ret)
-		return fail(-ret);
-	pthread_mutex_lock(&ctx->lock);
-	node_del(&obj->node);
-	pthread_mutex_unlock(&ctx->lock);
-	free(obj);
-	return 0;
+	ret = tm_destroy_unlink(srq->context, DPUSIM_IOCTL_TM_DESTROY_SRQ,
+				srq->handle, &obj->node);
+	if (!ret)
+		free(obj);
+	return ret;
 }
 
 DPUSIM_API struct dtm_qp *dtm_create_qp(struct dtm_context *ctx,
@@ -776,21 +780,16 @@ DPUSIM_API struct dtm_qp *dtm_create_qp(struct dtm_context *ctx,
 DPUSIM_API int dtm_destroy_qp(struct dtm_qp *qp)
 {
 	struct dtm_qp_obj *obj;
-	struct dtm_context *ctx;
 	int ret;
 
 	if (!qp || !qp->context)
 		return fail(EINVAL);
 	obj = DTM_CONTAINER(qp, struct dtm_qp_obj, qp);
-	ctx = qp->context;
-	ret = tm_destroy(ctx->fd, DPUSIM_IOCTL_TM_DESTROY_QP, qp->handle);
-	if (ret)
-		return fail(-ret);
-	pthread_mutex_lock(&ctx->lock);
-	node_del(&obj->node);
-	pthread_mutex_unlock(&ctx->lock);
-	free(obj);
-	return 0;
+	ret = tm_destroy_unlink(qp->context, DPUSIM_IOCTL_TM_DESTROY_QP,
+				qp->handle, &obj->node);
+	if (!ret)
+		free(obj);
+	return ret;
 }
 
 DPUSIM_API int dtm_connect(struct dtm_qp *qp, uint32_t srq_num)
