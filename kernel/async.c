@@ -113,9 +113,14 @@ static void dpusim_async_work(struct work_struct *work)
 	dpusim_async_account(rank, &job->p, -1);
 	dpusim_async_job_free(job, true);
 
+	/*
+	 * Let go of the ownership before the job counts as done: a SYNC
+	 * that returned, then close(), leaves the rank free at once (the
+	 * rank itself outlives this: dpusim_async_fini() flushes the queue).
+	 */
+	dpusim_rank_put(rank);
 	if (atomic_dec_and_test(&rank->async_pending))
 		wake_up_all(&rank->async_idle);
-	dpusim_rank_put(rank);
 }
 
 /* A kvmalloc'ed, memcg-charged copy; NULL for 0 bytes too. */
