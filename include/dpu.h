@@ -17,13 +17,21 @@
  *
  * Profile strings (dpu_alloc, dpu_alloc_ranks): key=value items separated
  * by ',' or '&'; blanks around keys and values are ignored, empty items are
- * skipped, a later key overrides an earlier one, an unknown key is
- * DPU_ERR_INVALID_PROFILE. Keys:
+ * skipped, a later key overrides an earlier one. As the SDK, the profile in
+ * effect is $UPMEM_PROFILE_BASE, the program's string, then $UPMEM_PROFILE.
+ * Keys:
  *   sgXferEnable=true|false|1|0   allow dpu_push_sg_xfer (default false)
  *   sgXferMaxBlocksPerDpu=N       max blocks per DPU in one sg transfer,
  *                                 N >= 1 decimal (default: DPUs in the set);
  *                                 requires sgXferEnable=true
  *   backend=hw|simulator          accepted for UPMEM code; ignored
+ *   every other key of UPMEM's SDK (nrThreadPerPool, nrJobsPerRank,
+ *   nrThreadsPerRank, cycleAccurate, mramSize, wramSize, disableSafeChecks,
+ *   ...: the list is in lib/profile.c) is accepted and ignored: it tunes
+ *   hardware, simulators or thread pools dpusim does not have (the module's
+ *   parameters decide the sizes); integer-valued ones must be integers.
+ * A key UPMEM's SDK does not know is DPU_ERR_INVALID_PROFILE with a message
+ * naming it (the SDK ignores such typos silently; dpusim does not).
  */
 #ifndef DPUSIM_DPU_H
 #define DPUSIM_DPU_H
@@ -36,6 +44,7 @@
 #include <stdlib.h>
 
 #include "dpu_error.h"
+#include "dpu_log.h"
 #include "dpu_types.h"
 
 #ifdef __cplusplus
@@ -71,6 +80,14 @@ typedef enum _dpu_sg_xfer_flags_t {
 	 */
 	DPU_SG_XFER_DISABLE_LENGTH_CHECK = 1 << 2,
 } dpu_sg_xfer_flags_t;
+
+/** How dpu_launch returns. Values as UPMEM's. */
+typedef enum _dpu_launch_policy_t {
+	/** Return at once; dpu_sync or dpu_status tell when it is done. */
+	DPU_ASYNCHRONOUS,
+	/** Return when every DPU of the set has finished. */
+	DPU_SYNCHRONOUS,
+} dpu_launch_policy_t;
 
 /* ------------------------------------------------------------ errors */
 
@@ -218,41 +235,122 @@ dpu_set_dpu_iterator_next(struct dpu_set_dpu_iterator_t *iterator);
 /* ------------------------------------------------------------ programs */
 
 /**
- * dpu_load() - read an ELF's symbol table for the DPUs of a set: symbols in
- * sections named ".mram*" become MRAM symbols. program may be NULL.
+ * dpu_load() - load a DPU program for the DPUs of a set. program may be NULL.
+ *
+ * A DPU program built by dpusim-cc (or its alias dpu-upmem-dpurte-clang)
+ * is checked (its WRAM globals must fit in a DPU's WRAM), then its initial
+ * WRAM and MRAM contents are written to every DPU of the set, and
+ * dpu_launch can run it. Its symbols are every global in WRAM (__host
+ * variables and any other) and in MRAM (__mram, __mram_noinit), and
+ * DPU_MRAM_HEAP_POINTER_NAME, the MRAM past its MRAM globals.
+ * Any other ELF (a UPMEM DPU binary, a host object) only gives its MRAM
+ * symbols (sections named ".mram*") for transfers; dpu_launch refuses it.
  *
  * dpusim keeps one program per allocated set: loading through the set, one
  * of its ranks or one of its DPUs loads it for the whole set and frees the
  * program loaded before (an older *program pointer becomes invalid). The
  * program lives until the next dpu_load on the set or dpu_free.
  * Errors: DPU_ERR_ELF_NO_SUCH_FILE (cannot open the file),
- * DPU_ERR_ELF_INVALID_FILE (not an ELF, malformed, symbol outside MRAM,
- * conflicting definitions), DPU_ERR_SYSTEM (out of memory).
+ * DPU_ERR_ELF_INVALID_FILE (not an ELF, malformed, symbol outside its
+ * memory, conflicting definitions, WRAM globals too big),
+ * DPU_ERR_DPU_ALREADY_RUNNING (a DPU of the set runs), DPU_ERR_SYSTEM.
  */
 DPUSIM_API dpu_error_t dpu_load(struct dpu_set_t dpu_set,
 				const char *binary_path,
 				struct dpu_program_t **program);
 
+/** dpu_load_from_memory() - dpu_load of an ELF image held in memory. */
+DPUSIM_API dpu_error_t dpu_load_from_memory(struct dpu_set_t dpu_set,
+					    uint8_t *buffer,
+					    size_t buffer_size,
+					    struct dpu_program_t **program);
+
+/** Address of MRAM in a DPU's address space, as UPMEM's. */
+#define DPU_MRAM_BASE 0x08000000u
+
 /**
  * dpu_get_symbol() - address and size of a symbol of a loaded program.
- * As UPMEM, an MRAM symbol's address is 0x08000000 + its offset in MRAM.
- * DPU_ERR_UNKNOWN_SYMBOL if the program has no MRAM symbol of that name.
+ * As UPMEM, an MRAM symbol's address is DPU_MRAM_BASE + its offset in
+ * MRAM, a WRAM symbol's its WRAM address (below 0x08000000).
+ * DPU_ERR_UNKNOWN_SYMBOL if the program has no symbol of that name.
  */
 DPUSIM_API dpu_error_t dpu_get_symbol(struct dpu_program_t *program,
 				      const char *symbol_name,
 				      struct dpu_symbol_t *symbol);
+
+/* ------------------------------------------------------------ running */
+
+/**
+ * dpu_launch() - run the loaded program on the enabled DPUs of a set.
+ *
+ * The program must be a DPU program built by dpusim-cc (also under its
+ * UPMEM name dpu-upmem-dpurte-clang); a UPMEM DPU binary (ELF machine 245)
+ * is refused with DPU_ERR_ELF_INVALID_FILE and a message saying how to
+ * rebuild it. Each DPU runs NR_TASKLETS threads of the program's main
+ * against its own WRAM and MRAM (dpusim.ko's memory), in worker processes
+ * the library starts (about one per CPU) and dpusim.ko kills when the host
+ * process ends. The queued asynchronous transfers of each rank run first.
+ * DPU_SYNCHRONOUS returns when every DPU has finished: DPU_ERR_DPU_FAULT
+ * if one faulted (a broken MRAM rule, mem_alloc out of WRAM, a crash), each
+ * faulting DPU named on stderr with the reason. DPU_ASYNCHRONOUS returns at
+ * once; dpu_status tells whether the DPUs are done and dpu_sync waits for
+ * them (and returns DPU_ERR_DPU_FAULT as above). While a DPU runs,
+ * transfers to it and launches of it fail with DPU_ERR_DPU_ALREADY_RUNNING.
+ * Errors: DPU_ERR_NO_PROGRAM_LOADED, DPU_ERR_ELF_INVALID_FILE,
+ * DPU_ERR_INVALID_LAUNCH_POLICY, DPU_ERR_DPU_ALREADY_RUNNING,
+ * DPU_ERR_DPU_FAULT, DPU_ERR_SYSTEM (workers could not start).
+ */
+DPUSIM_API dpu_error_t dpu_launch(struct dpu_set_t dpu_set,
+				  dpu_launch_policy_t policy);
+
+/** Options of dpu_callback (values as UPMEM's). */
+typedef enum _dpu_callback_flags_t {
+	/** Call now, on the caller's thread, once per rank. */
+	DPU_CALLBACK_DEFAULT = 0,
+	/**
+	 * Call on a thread of its own once what was queued on the set before
+	 * (asynchronous transfers, launches, callbacks) has finished;
+	 * dpu_sync waits for it and returns its error.
+	 */
+	DPU_CALLBACK_ASYNC = 1 << 0,
+	/** With ASYNC: do not hold back later work (always true here). */
+	DPU_CALLBACK_NONBLOCKING = 1 << 1,
+	/** Call once for the whole set (rank index 0) instead of per rank. */
+	DPU_CALLBACK_SINGLE_CALL = 1 << 2,
+} dpu_callback_flags_t;
+
+/**
+ * dpu_callback() - call callback(rank, rank index in the set, args) for
+ * each rank of the set (see dpu_callback_flags_t). The first error a call
+ * returns is returned. NONBLOCKING without ASYNC:
+ * DPU_ERR_NONBLOCKING_SYNC_CALLBACK.
+ */
+DPUSIM_API dpu_error_t dpu_callback(struct dpu_set_t dpu_set,
+				    dpu_error_t (*callback)(struct dpu_set_t,
+							    uint32_t, void *),
+				    void *args, dpu_callback_flags_t flags);
+
+/**
+ * dpu_status() - *done: no DPU of the set is running; *fault: at least one
+ * DPU of the set faulted in its latest run.
+ */
+DPUSIM_API dpu_error_t dpu_status(struct dpu_set_t dpu_set, bool *done,
+				  bool *fault);
 
 /* ------------------------------------------------------------ transfers */
 
 /*
  * Rules common to every transfer function:
  *
- * - symbol_name names an MRAM symbol of the program loaded with dpu_load;
- *   DPU_MRAM_HEAP_POINTER_NAME always names the whole MRAM, also without a
- *   program. Any other name: DPU_ERR_UNKNOWN_SYMBOL.
- * - symbol_offset and length are multiples of 8, the MRAM address they
- *   give is a multiple of 8, and symbol_offset + length fits in the symbol;
- *   otherwise DPU_ERR_INVALID_MRAM_ACCESS.
+ * - symbol_name names an MRAM or WRAM symbol of the program loaded with
+ *   dpu_load; without a program, DPU_MRAM_HEAP_POINTER_NAME names the
+ *   whole MRAM. Any other name: DPU_ERR_UNKNOWN_SYMBOL.
+ * - MRAM: symbol_offset and length are multiples of 8, the MRAM address
+ *   they give is a multiple of 8, and symbol_offset + length fits in the
+ *   symbol; otherwise DPU_ERR_INVALID_MRAM_ACCESS. WRAM: the same with 4
+ *   (the SDK's rule), else DPU_ERR_INVALID_WRAM_ACCESS.
+ * - A DPU that runs a program (dpu_launch) takes no transfer:
+ *   DPU_ERR_DPU_ALREADY_RUNNING, nothing moved on its rank.
  * - The DPUs taking part are the enabled DPUs of the set given: a set from
  *   dpu_alloc*, one rank (DPU_RANK_FOREACH) or one DPU (DPU_FOREACH).
  *   Disabled DPUs (past nr_dpus in the last rank) never take part.
@@ -340,6 +438,31 @@ DPUSIM_API dpu_error_t dpu_push_xfer(struct dpu_set_t dpu_set,
 				     uint32_t symbol_offset, size_t length,
 				     dpu_xfer_flags_t flags);
 
+/*
+ * The *_symbol variants take a struct dpu_symbol_t (from dpu_get_symbol)
+ * instead of a name: an address from DPU_MRAM_BASE (0x08000000) up is
+ * MRAM, below it WRAM; symbol_offset + length must fit in symbol.size.
+ */
+DPUSIM_API dpu_error_t dpu_copy_to_symbol(struct dpu_set_t dpu_set,
+					  struct dpu_symbol_t symbol,
+					  uint32_t symbol_offset,
+					  const void *src, size_t length);
+DPUSIM_API dpu_error_t dpu_copy_from_symbol(struct dpu_set_t dpu_set,
+					    struct dpu_symbol_t symbol,
+					    uint32_t symbol_offset, void *dst,
+					    size_t length);
+DPUSIM_API dpu_error_t dpu_broadcast_to_symbol(struct dpu_set_t dpu_set,
+					       struct dpu_symbol_t symbol,
+					       uint32_t symbol_offset,
+					       const void *src, size_t length,
+					       dpu_xfer_flags_t flags);
+DPUSIM_API dpu_error_t dpu_push_xfer_symbol(struct dpu_set_t dpu_set,
+					    dpu_xfer_t xfer,
+					    struct dpu_symbol_t symbol,
+					    uint32_t symbol_offset,
+					    size_t length,
+					    dpu_xfer_flags_t flags);
+
 /** One host block of a scatter/gather transfer. */
 struct sg_block_info {
 	/** Start of the block in host memory. */
@@ -392,11 +515,22 @@ DPUSIM_API dpu_error_t dpu_push_sg_xfer(struct dpu_set_t dpu_set,
 					get_block_t *get_block_info,
 					dpu_sg_xfer_flags_t flags);
 
+struct get_block_t;
+/** dpu_push_sg_xfer() with a struct dpu_symbol_t; MRAM symbols only. */
+DPUSIM_API dpu_error_t dpu_push_sg_xfer_symbol(struct dpu_set_t dpu_set,
+					       dpu_xfer_t xfer,
+					       struct dpu_symbol_t symbol,
+					       uint32_t symbol_offset,
+					       size_t length,
+					       struct get_block_t *get_block_info,
+					       dpu_sg_xfer_flags_t flags);
+
 /**
  * dpu_sync() - wait for the asynchronous transfers queued on the set (any
- * subset waits for every rank of the whole set); returns the first error
- * since the previous dpu_sync and clears it. DPU_OK when nothing was
- * queued.
+ * subset waits for every rank of the whole set) and for an asynchronous
+ * dpu_launch; returns the first error since the previous dpu_sync and
+ * clears it (DPU_ERR_DPU_FAULT if a DPU of the launch faulted). DPU_OK
+ * when nothing was queued.
  */
 DPUSIM_API dpu_error_t dpu_sync(struct dpu_set_t dpu_set);
 

@@ -21,6 +21,12 @@ extern "C" {
 typedef uint32_t dpu_mem_max_addr_t;
 typedef uint32_t dpu_mem_max_size_t;
 
+/* Ids of dpu_management.h, as UPMEM's */
+typedef uint16_t dpu_rank_id_t;
+typedef uint32_t dpu_id_t;
+typedef uint8_t dpu_slice_id_t;
+typedef uint8_t dpu_member_id_t;
+
 /** A simulated rank (opaque; one open /dev/dpusim/rankN). */
 struct dpu_rank_t;
 /** One DPU of a rank (opaque). */

@@ -56,7 +56,32 @@ struct dpusim_set_props {
 	 */
 	void *xfer;
 	void (*xfer_release)(struct dpusim_set_props *props);
+
+	/* an asynchronous dpu_launch not yet collected by dpu_sync */
+	bool launch_pending;
+	/* queued DPU_CALLBACK_ASYNC jobs (lib/callback.c), in order */
+	void *callbacks;
 };
+
+/* ------------------------------------------------------------ callback.c */
+
+/* Wait for the queued asynchronous callbacks; the first error they gave. */
+dpu_error_t dpusim_callbacks_join(struct dpusim_set_props *props);
+
+/* ------------------------------------------------------------ launch.c */
+
+/* Kill and reap the worker processes of a rank (its fd may be closed). */
+void dpusim_workers_stop(struct dpu_rank_t *rank);
+
+/*
+ * dpu_sync's part for launches: wait until no DPU of the set runs; if an
+ * asynchronous launch was pending, DPU_ERR_DPU_FAULT when one of the set's
+ * DPUs faulted (logged with fn).
+ */
+dpu_error_t dpusim_launch_sync(struct dpusim_set_props *props, const char *fn);
+
+/* Wait until no DPU of the set runs (faults are not looked at). */
+dpu_error_t dpusim_launch_wait(struct dpusim_set_props *props, const char *fn);
 
 /* One DPU. */
 struct dpu_t {
@@ -81,6 +106,9 @@ struct dpu_rank_t {
 	uint32_t first_dpu_index; /* index_in_set of dpus[0] */
 	struct dpu_t *dpus;	/* nr_dpus entries */
 	struct dpusim_set_props *props;	/* the set it belongs to */
+	/* worker processes running the loaded program (lib/launch.c) */
+	int *workers;		/* pids */
+	uint32_t nr_workers;
 };
 
 /* ------------------------------------------------------------ log.c */

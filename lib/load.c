@@ -10,10 +10,16 @@
  * in another thread sees either the old or the new program.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "program.h"
+#include "xfer.h"
 
 static dpu_error_t load_error(int err)
 {
@@ -38,13 +44,94 @@ static void release_program(struct dpu_program_t *program)
 	dpusim_program_free(program);
 }
 
+/*
+ * A dpusim-cc program: check that its globals fit in WRAM, then write its
+ * initial WRAM image and MRAM contents to every enabled DPU of the set, as
+ * the SDK's loader does on hardware.
+ */
+static dpu_error_t load_images(struct dpusim_set_props *props,
+			       struct dpu_program_t *prog, const char *fn)
+{
+	struct dpu_set_t all = {
+		.kind = DPU_SET_RANKS,
+		.list = { .nr_ranks = props->nr_ranks, .ranks = props->ranks },
+	};
+	uint32_t wram_size = props->ranks[0]->wram_size;
+	dpu_error_t ret = DPU_OK;
+	size_t i;
+
+	if (prog->wram_used > wram_size) {
+		dpusim_log("%s: %s: its WRAM globals take %llu bytes, a DPU has %u bytes of WRAM",
+			   fn, prog->path, (unsigned long long)prog->wram_used,
+			   (unsigned int)wram_size);
+		return DPU_ERR_ELF_INVALID_FILE;
+	}
+	if (prog->wram_used)
+		ret = dpusim_xfer_raw(all, fn, true, DPU_XFER_TO_DPU, 0,
+				      prog->wram_image, prog->wram_used);
+	for (i = 0; ret == DPU_OK && i < prog->nr_mram_segs; i++) {
+		struct dpusim_segment *seg = &prog->mram_segs[i];
+		uint64_t start = seg->offset & ~7ULL;
+		uint64_t end = (seg->offset + seg->size + 7) & ~7ULL;
+		uint8_t *buf;
+
+		if (start == seg->offset && end == seg->offset + seg->size) {
+			ret = dpusim_xfer_raw(all, fn, false, DPU_XFER_TO_DPU,
+					      start, seg->data, seg->size);
+			continue;
+		}
+		/* unaligned edges: the bytes around the section are zeros */
+		buf = calloc(1, end - start);
+		if (!buf) {
+			dpusim_log("%s: out of memory", fn);
+			return DPU_ERR_SYSTEM;
+		}
+		memcpy(buf + (seg->offset - start), seg->data, seg->size);
+		ret = dpusim_xfer_raw(all, fn, false, DPU_XFER_TO_DPU, start,
+				      buf, end - start);
+		free(buf);
+	}
+	return ret;
+}
+
+static dpu_error_t install(struct dpusim_set_props *props,
+			   struct dpu_program_t *prog,
+			   struct dpu_program_t **program, const char *fn)
+{
+	struct dpu_program_t *old;
+	dpu_error_t ret = DPU_OK;
+	uint32_t i;
+
+	pthread_mutex_lock(&props->lock);
+	if (prog->runnable)
+		ret = load_images(props, prog, fn);
+	if (ret != DPU_OK) {
+		pthread_mutex_unlock(&props->lock);
+		dpusim_program_free(prog);
+		return ret;
+	}
+	old = props->program;
+	props->program = prog;
+	props->program_release = release_program;
+	/* the workers run the old program: the next launch starts new ones */
+	for (i = 0; i < props->nr_ranks; i++)
+		dpusim_workers_stop(props->ranks[i]);
+	pthread_mutex_unlock(&props->lock);
+	dpusim_program_free(old);
+
+	if (program)
+		*program = prog;
+	return DPU_OK;
+}
+
 DPUSIM_API dpu_error_t dpu_load(struct dpu_set_t dpu_set,
 				const char *binary_path,
 				struct dpu_program_t **program)
 {
 	struct dpusim_set_props *props = dpusim_set_props(dpu_set, "dpu_load");
-	struct dpu_program_t *prog = NULL, *old;
+	struct dpu_program_t *prog = NULL;
 	char err[512];
+	char *abs;
 	int r;
 
 	if (!props)
@@ -59,17 +146,62 @@ DPUSIM_API dpu_error_t dpu_load(struct dpu_set_t dpu_set,
 		dpusim_log("dpu_load: %s", err);
 		return load_error(r);
 	}
+	/* workers exec the file: keep a path that does not depend on the cwd */
+	abs = realpath(binary_path, NULL);
+	if (abs) {
+		free(prog->path);
+		prog->path = abs;
+	}
+	return install(props, prog, program, "dpu_load");
+}
 
-	pthread_mutex_lock(&props->lock);
-	old = props->program;
-	props->program = prog;
-	props->program_release = release_program;
-	pthread_mutex_unlock(&props->lock);
-	dpusim_program_free(old);
+DPUSIM_API dpu_error_t dpu_load_from_memory(struct dpu_set_t dpu_set,
+					    uint8_t *buffer,
+					    size_t buffer_size,
+					    struct dpu_program_t **program)
+{
+	struct dpusim_set_props *props =
+		dpusim_set_props(dpu_set, "dpu_load_from_memory");
+	struct dpu_program_t *prog = NULL;
+	char err[512], path[64], eb[128];
+	size_t done = 0;
+	int fd, r;
 
-	if (program)
-		*program = prog;
-	return DPU_OK;
+	if (!props)
+		return DPU_ERR_INVALID_DPU_SET;
+	if (!buffer || !buffer_size) {
+		dpusim_log("dpu_load_from_memory: empty buffer");
+		return DPU_ERR_ELF_INVALID_FILE;
+	}
+	fd = memfd_create("dpusim-dpu-program", MFD_CLOEXEC);
+	if (fd < 0) {
+		dpusim_log("dpu_load_from_memory: memfd_create: %s",
+			   dpusim_strerror(errno, eb, sizeof(eb)));
+		return DPU_ERR_SYSTEM;
+	}
+	while (done < buffer_size) {
+		ssize_t n = write(fd, buffer + done, buffer_size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			dpusim_log("dpu_load_from_memory: write: %s",
+				   dpusim_strerror(errno, eb, sizeof(eb)));
+			close(fd);
+			return DPU_ERR_SYSTEM;
+		}
+		done += (size_t)n;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	r = dpusim_program_load(path, props->ranks[0]->mram_size, &prog, err,
+				sizeof(err));
+	if (r < 0) {
+		close(fd);
+		dpusim_log("dpu_load_from_memory: %s", err);
+		return load_error(r);
+	}
+	prog->exec_fd = fd;
+	return install(props, prog, program, "dpu_load_from_memory");
 }
 
 DPUSIM_API dpu_error_t dpu_get_symbol(struct dpu_program_t *program,
@@ -94,11 +226,16 @@ DPUSIM_API dpu_error_t dpu_get_symbol(struct dpu_program_t *program,
 			   program->path ? program->path : "the program");
 		return DPU_ERR_UNKNOWN_SYMBOL;
 	}
-	/* As UPMEM: MRAM symbols at the DPU address of MRAM + offset. */
-	address = DPUSIM_DPU_MRAM_BASE + sym->mram_offset;
+	/*
+	 * As UPMEM: MRAM symbols at the DPU address of MRAM + offset, WRAM
+	 * symbols at their WRAM address.
+	 */
+	address = sym->offset;
+	if (sym->mem == DPUSIM_SYM_MRAM)
+		address += DPUSIM_DPU_MRAM_BASE;
 	if (address > UINT32_MAX || sym->size > UINT32_MAX) {
 		dpusim_log("dpu_get_symbol: symbol '%s' (offset %llu, size %llu) does not fit UPMEM's 32-bit addresses",
-			   symbol_name, (unsigned long long)sym->mram_offset,
+			   symbol_name, (unsigned long long)sym->offset,
 			   (unsigned long long)sym->size);
 		return DPU_ERR_INVALID_SYMBOL_ACCESS;
 	}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* libdpusim: the profile string of dpu_alloc (syntax in profile.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,15 +12,87 @@
 /* Longest piece of user text quoted in a message. */
 #define QUOTE_MAX 64
 
-enum key_id { KEY_SG_ENABLE, KEY_SG_MAX_BLOCKS, KEY_BACKEND };
+enum key_id { KEY_SG_ENABLE, KEY_SG_MAX_BLOCKS, KEY_BACKEND, KEY_IGNORED };
 
+/* How an ignored key's value is checked (as the SDK reads it). */
+enum value_kind {
+	VAL_ANY,	/* strings; booleans (the SDK: all but false/0 is true) */
+	VAL_INT,	/* strtol/strtoull base 0: decimal, 0x hex, 0 octal */
+};
+
+/*
+ * Every key UPMEM's SDK (2023.2 .. 2025.1, gen_profile_files.py) knows.
+ * The ones marked KEY_IGNORED tune hardware, simulators or thread pools
+ * dpusim does not have; they are accepted and mean nothing here (the
+ * module's parameters decide MRAM and WRAM sizes and DPUs per rank).
+ */
 static const struct {
 	const char *name;
 	enum key_id id;
+	enum value_kind kind;
 } keys[] = {
-	{ "sgXferEnable", KEY_SG_ENABLE },
-	{ "sgXferMaxBlocksPerDpu", KEY_SG_MAX_BLOCKS },
-	{ "backend", KEY_BACKEND },
+	{ "sgXferEnable", KEY_SG_ENABLE, VAL_ANY },
+	{ "sgXferMaxBlocksPerDpu", KEY_SG_MAX_BLOCKS, VAL_ANY },
+	{ "backend", KEY_BACKEND, VAL_ANY },
+	/* all backends */
+	{ "chipId", KEY_IGNORED, VAL_INT },
+	{ "clockDivision", KEY_IGNORED, VAL_INT },
+	{ "fckFrequency", KEY_IGNORED, VAL_INT },
+	{ "enableProfiling", KEY_IGNORED, VAL_ANY },
+	{ "profilingDpuId", KEY_IGNORED, VAL_INT },
+	{ "profilingSliceId", KEY_IGNORED, VAL_INT },
+	{ "mcountAddress", KEY_IGNORED, VAL_INT },
+	{ "retMcountAddress", KEY_IGNORED, VAL_INT },
+	{ "threadProfilingAddress", KEY_IGNORED, VAL_INT },
+	{ "mramAccessByDpuOnly", KEY_IGNORED, VAL_ANY },
+	{ "disabledMask", KEY_IGNORED, VAL_INT },
+	{ "disableSafeChecks", KEY_IGNORED, VAL_ANY },
+	{ "disableMuxSwitch", KEY_IGNORED, VAL_ANY },
+	{ "disableResetOnAlloc", KEY_IGNORED, VAL_ANY },
+	{ "cmdsBufferSize", KEY_IGNORED, VAL_INT },
+	{ "dispatchOnAllRanks", KEY_IGNORED, VAL_ANY },
+	/* high-level API */
+	{ "nrThreadsPerRank", KEY_IGNORED, VAL_INT },
+	{ "nrJobsPerRank", KEY_IGNORED, VAL_INT },
+	/* functional simulator */
+	{ "nrDpusPerCi", KEY_IGNORED, VAL_INT },
+	{ "iramSize", KEY_IGNORED, VAL_INT },
+	{ "mramSize", KEY_IGNORED, VAL_INT },
+	{ "wramSize", KEY_IGNORED, VAL_INT },
+	{ "doProfiling", KEY_IGNORED, VAL_ANY },
+	{ "profileInstruction", KEY_IGNORED, VAL_ANY },
+	{ "profileDma", KEY_IGNORED, VAL_ANY },
+	{ "profileMemory", KEY_IGNORED, VAL_ANY },
+	{ "profileIla", KEY_IGNORED, VAL_ANY },
+	/* modelsim */
+	{ "modelsimMramFile", KEY_IGNORED, VAL_ANY },
+	{ "modelsimWorkDir", KEY_IGNORED, VAL_ANY },
+	{ "modelsimExecPath", KEY_IGNORED, VAL_ANY },
+	{ "modelsimTclScript", KEY_IGNORED, VAL_ANY },
+	{ "modelsimEnableGui", KEY_IGNORED, VAL_ANY },
+	{ "modelsimBypassMramSwitch", KEY_IGNORED, VAL_ANY },
+	/* FPGA */
+	{ "reportFileName", KEY_IGNORED, VAL_ANY },
+	{ "analyzerEnabled", KEY_IGNORED, VAL_ANY },
+	{ "analyzerFilteringEnabled", KEY_IGNORED, VAL_ANY },
+	{ "mramBypassEnabled", KEY_IGNORED, VAL_ANY },
+	{ "mramEmulateRefresh", KEY_IGNORED, VAL_INT },
+	{ "cycleAccurate", KEY_IGNORED, VAL_ANY },
+	/* hardware */
+	{ "regionMode", KEY_IGNORED, VAL_ANY },
+	{ "rankPath", KEY_IGNORED, VAL_ANY },
+	{ "ignoreVersion", KEY_IGNORED, VAL_ANY },
+	{ "tryRepairIram", KEY_IGNORED, VAL_ANY },
+	{ "tryRepairWram", KEY_IGNORED, VAL_ANY },
+	{ "ignoreVpd", KEY_IGNORED, VAL_ANY },
+	/* Xeon SP thread pools */
+	{ "nrThreadPerPool", KEY_IGNORED, VAL_INT },
+	{ "poolThreshold1Thread", KEY_IGNORED, VAL_INT },
+	{ "poolThreshold2Threads", KEY_IGNORED, VAL_INT },
+	{ "poolThreshold4Threads", KEY_IGNORED, VAL_INT },
+	/* backup SPI */
+	{ "usbSerial", KEY_IGNORED, VAL_ANY },
+	{ "chipSelect", KEY_IGNORED, VAL_INT },
 };
 
 #define NR_KEYS (sizeof(keys) / sizeof(keys[0]))
@@ -97,6 +170,25 @@ static int parse_bool(const char *b, const char *e, bool *out)
 	return -EINVAL;
 }
 
+/* An integer as strtol(.., 0) reads it whole: [-]digits, 0x.., 0... */
+static bool is_c_integer(const char *b, const char *e)
+{
+	bool hex = false;
+
+	if (b < e && (*b == '-' || *b == '+'))
+		b++;
+	if (e - b > 2 && b[0] == '0' && (b[1] == 'x' || b[1] == 'X')) {
+		b += 2;
+		hex = true;
+	}
+	if (b == e)
+		return false;
+	for (; b < e; b++)
+		if (!(hex ? isxdigit((unsigned char)*b) : isdigit((unsigned char)*b)))
+			return false;
+	return true;
+}
+
 dpu_error_t dpusim_profile_parse(const char *s, struct dpusim_profile *out,
 				 char *errbuf, size_t errlen)
 {
@@ -158,7 +250,7 @@ dpu_error_t dpusim_profile_parse(const char *s, struct dpusim_profile *out,
 					quote_len(kb, ke), kb, keys[k].name);
 			else
 				set_err(errbuf, errlen,
-					"unknown key '%.*s%s' (known: sgXferEnable, sgXferMaxBlocksPerDpu, backend)",
+					"unknown key '%.*s%s' (not a key of UPMEM's SDK; dpusim refuses keys it does not know, see dpu.h)",
 					quote_len(kb, ke), kb, ellipsis(kb, ke));
 			return DPU_ERR_INVALID_PROFILE;
 		}
@@ -206,6 +298,15 @@ dpu_error_t dpusim_profile_parse(const char *s, struct dpusim_profile *out,
 			p.sg_max_blocks_per_dpu = (uint32_t)v;
 			break;
 		}
+		case KEY_IGNORED:
+			if (keys[k].kind == VAL_INT && !is_c_integer(vb, ve)) {
+				set_err(errbuf, errlen,
+					"%s: '%.*s%s' is not an integer",
+					keys[k].name, quote_len(vb, ve), vb,
+					ellipsis(vb, ve));
+				return DPU_ERR_INVALID_PROFILE;
+			}
+			break;
 		case KEY_BACKEND:
 			if (!span_eq(vb, ve, "hw") &&
 			    !span_eq(vb, ve, "simulator")) {

@@ -36,12 +36,15 @@ enum layout {
 	LAYOUT_DPU,  /* UPMEM DPU executable: value - DPUSIM_DPU_MRAM_BASE */
 	LAYOUT_REL,  /* relocatable object: section base + value */
 	LAYOUT_HOST, /* other executable: value - lowest MRAM section address */
+	LAYOUT_DPUSIM, /* dpusim-cc program: MRAM and WRAM at fixed bases */
 };
 
 struct section_info {
 	const char *name; /* in libelf's memory, valid until elf_end */
 	bool mram;
+	bool wram; /* LAYOUT_DPUSIM only */
 	uint64_t rel_base; /* LAYOUT_REL: offset of the section in MRAM */
+	GElf_Shdr sh;
 };
 
 /* A kept symbol before duplicates are resolved. */
@@ -51,6 +54,7 @@ struct candidate {
 	uint64_t size;
 	int rank; /* 0 local, 1 weak, 2 global, 3 the heap pointer */
 	const char *section; /* for messages */
+	enum dpusim_mem_kind mem;
 };
 
 struct loader {
@@ -73,6 +77,10 @@ struct loader {
 	struct candidate *cands;
 	size_t nr_cands;
 	size_t cap_cands;
+
+	/* LAYOUT_DPUSIM */
+	struct dpusim_program_desc desc;
+	uint64_t heap_offset;	/* __sys_used_mram_end - MRAM base */
 };
 
 __attribute__((format(printf, 3, 4))) static int fail(struct loader *ld, int err,
@@ -101,7 +109,8 @@ static const char *elf_msg(void)
 }
 
 static int add_candidate(struct loader *ld, const char *name, uint64_t offset,
-			 uint64_t size, int rank, const char *section)
+			 uint64_t size, int rank, const char *section,
+			 enum dpusim_mem_kind mem)
 {
 	struct candidate *c;
 	char *copy;
@@ -127,6 +136,7 @@ static int add_candidate(struct loader *ld, const char *name, uint64_t offset,
 	c->size = size;
 	c->rank = rank;
 	c->section = section;
+	c->mem = mem;
 	return 0;
 }
 
@@ -197,6 +207,65 @@ static int open_elf(struct loader *ld)
 	return 0;
 }
 
+static bool is_wram_section(const GElf_Shdr *sh, const char *name)
+{
+	if (sh->sh_type != SHT_PROGBITS && sh->sh_type != SHT_NOBITS)
+		return false;
+	return strncmp(name, DPUSIM_WRAM_SECTION_PREFIX,
+		       sizeof(DPUSIM_WRAM_SECTION_PREFIX) - 1) == 0;
+}
+
+/* Largest WRAM a dpusim program may ask for (the module's upper bound). */
+#define DPUSIM_MAX_WRAM_BYTES (1ULL << 20)
+
+/*
+ * LAYOUT_DPUSIM: a section of a memory must lie in [base, base + limit);
+ * -ENOEXEC with a message otherwise.
+ */
+static int check_base(struct loader *ld, const struct section_info *si,
+		      uint64_t base, uint64_t limit)
+{
+	const GElf_Shdr *sh = &si->sh;
+
+	if (sh->sh_addr < base || sh->sh_addr - base > limit ||
+	    sh->sh_size > limit - (sh->sh_addr - base))
+		return fail(ld, -ENOEXEC,
+			    "section '%s' at 0x%" PRIx64 " (%" PRIu64
+			    " bytes) is outside the DPU memory at 0x%" PRIx64 " (%" PRIu64
+			    " bytes)",
+			    si->name, (uint64_t)sh->sh_addr, (uint64_t)sh->sh_size, base, limit);
+	return 0;
+}
+
+/* The DPUSIM_PROGRAM_SECTION of a dpusim-cc program: switch to LAYOUT_DPUSIM. */
+static int read_desc(struct loader *ld, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Data *data;
+
+	if (ld->ehdr.e_machine == DPUSIM_EM_DPU)
+		return 0;
+	if (ld->ehdr.e_type != ET_EXEC || ld->ehdr.e_machine != EM_X86_64)
+		return fail(ld, -ENOEXEC,
+			    "has a %s section but is not an x86-64 executable (rebuild it with dpusim-cc)",
+			    DPUSIM_PROGRAM_SECTION);
+	data = elf_getdata(scn, NULL);
+	if (sh->sh_type != SHT_PROGBITS || !data || !data->d_buf ||
+	    data->d_size < sizeof(ld->desc))
+		return fail(ld, -ENOEXEC, "malformed %s section", DPUSIM_PROGRAM_SECTION);
+	memcpy(&ld->desc, data->d_buf, sizeof(ld->desc));
+	if (ld->desc.magic != DPUSIM_PROGRAM_MAGIC ||
+	    ld->desc.version != DPUSIM_PROGRAM_VERSION)
+		return fail(ld, -ENOEXEC,
+			    "%s section: magic 0x%x version %u, this libdpusim reads version %u (rebuild the program with this dpusim's dpusim-cc)",
+			    DPUSIM_PROGRAM_SECTION, ld->desc.magic, ld->desc.version,
+			    DPUSIM_PROGRAM_VERSION);
+	if (ld->desc.nr_tasklets < 1 || ld->desc.nr_tasklets > DPUSIM_MAX_TASKLETS)
+		return fail(ld, -ENOEXEC, "NR_TASKLETS %u is not in 1..%u",
+			    ld->desc.nr_tasklets, DPUSIM_MAX_TASKLETS);
+	ld->layout = LAYOUT_DPUSIM;
+	return 0;
+}
+
 static bool is_mram_section(const GElf_Shdr *sh, const char *name)
 {
 	if (sh->sh_type != SHT_PROGBITS && sh->sh_type != SHT_NOBITS)
@@ -250,16 +319,39 @@ static int scan_sections(struct loader *ld)
 	for (i = 1; i < ld->shnum; i++) {
 		struct section_info *si = &ld->secs[i];
 		Elf_Scn *scn = elf_getscn(ld->elf, i);
-		GElf_Shdr sh;
 
-		if (!scn || !gelf_getshdr(scn, &sh))
+		if (!scn || !gelf_getshdr(scn, &si->sh))
 			return fail(ld, -ENOEXEC, "cannot read section header %zu: %s", i,
 				    elf_msg());
-		si->name = elf_strptr(ld->elf, ld->shstrndx, sh.sh_name);
+		si->name = elf_strptr(ld->elf, ld->shstrndx, si->sh.sh_name);
 		if (!si->name)
 			return fail(ld, -ENOEXEC, "section %zu has an invalid name: %s", i,
 				    elf_msg());
+		if (strcmp(si->name, DPUSIM_PROGRAM_SECTION) == 0) {
+			int ret = read_desc(ld, scn, &si->sh);
+
+			if (ret)
+				return ret;
+		}
+	}
+
+	for (i = 1; i < ld->shnum; i++) {
+		struct section_info *si = &ld->secs[i];
+		const GElf_Shdr sh = si->sh;
+
 		si->mram = is_mram_section(&sh, si->name);
+		if (ld->layout == LAYOUT_DPUSIM) {
+			int ret = 0;
+
+			si->wram = !si->mram && is_wram_section(&sh, si->name);
+			if (si->wram)
+				ret = check_base(ld, si, DPUSIM_DPU_WRAM_BASE,
+						 DPUSIM_MAX_WRAM_BYTES);
+			else if (si->mram)
+				ret = check_base(ld, si, DPUSIM_DPU_MRAM_BASE, ld->mram_size);
+			if (ret)
+				return ret;
+		}
 		if (!si->mram)
 			continue;
 
@@ -307,6 +399,23 @@ static int symbol_offset(struct loader *ld, const char *name, const struct secti
 	uint64_t off;
 
 	switch (ld->layout) {
+	case LAYOUT_DPUSIM:
+		if (si->wram) {
+			/* within the section: checked by check_base */
+			if (sym->st_value < DPUSIM_DPU_WRAM_BASE ||
+			    sym->st_value - DPUSIM_DPU_WRAM_BASE > DPUSIM_MAX_WRAM_BYTES ||
+			    sym->st_size > DPUSIM_MAX_WRAM_BYTES -
+					   (sym->st_value - DPUSIM_DPU_WRAM_BASE))
+				return fail(ld, -ERANGE,
+					    "symbol '%s' in section '%s' (address 0x%" PRIx64
+					    ", size %" PRIu64 ") is outside WRAM",
+					    name, si->name, (uint64_t)sym->st_value,
+					    (uint64_t)sym->st_size);
+			*offset = sym->st_value - DPUSIM_DPU_WRAM_BASE;
+			return 0;
+		}
+		/* MRAM: as in a UPMEM executable */
+		__attribute__((fallthrough));
 	case LAYOUT_DPU:
 		if (sym->st_value < DPUSIM_DPU_MRAM_BASE)
 			return fail(ld, -ERANGE,
@@ -409,6 +518,19 @@ static int read_symbols(struct loader *ld)
 				    ld->secs[symndx].name, elf_msg());
 		type = GELF_ST_TYPE(sym.st_info);
 		bind = GELF_ST_BIND(sym.st_info);
+		if (ld->layout == LAYOUT_DPUSIM && sym.st_name &&
+		    sym.st_shndx != SHN_UNDEF) {
+			name = elf_strptr(ld->elf, sh.sh_link, sym.st_name);
+			if (name && strcmp(name, DPUSIM_HEAP_POINTER_NAME) == 0) {
+				if (sym.st_value < DPUSIM_DPU_MRAM_BASE ||
+				    sym.st_value - DPUSIM_DPU_MRAM_BASE > ld->mram_size)
+					return fail(ld, -ERANGE,
+						    "%s at 0x%" PRIx64 " is outside MRAM",
+						    name, (uint64_t)sym.st_value);
+				ld->heap_offset = sym.st_value - DPUSIM_DPU_MRAM_BASE;
+				continue;
+			}
+		}
 		if ((type != STT_OBJECT && type != STT_NOTYPE) || sym.st_size == 0)
 			continue;
 		rank = symbol_rank(bind);
@@ -426,7 +548,7 @@ static int read_symbols(struct loader *ld)
 		} else if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE) {
 			continue;
 		}
-		if (shndx >= ld->shnum || !ld->secs[shndx].mram)
+		if (shndx >= ld->shnum || !(ld->secs[shndx].mram || ld->secs[shndx].wram))
 			continue;
 		si = &ld->secs[shndx];
 
@@ -440,7 +562,8 @@ static int read_symbols(struct loader *ld)
 		ret = symbol_offset(ld, name, si, &sym, &offset);
 		if (ret)
 			return ret;
-		ret = add_candidate(ld, name, offset, sym.st_size, rank, si->name);
+		ret = add_candidate(ld, name, offset, sym.st_size, rank, si->name,
+				    si->wram ? DPUSIM_SYM_WRAM : DPUSIM_SYM_MRAM);
 		if (ret)
 			return ret;
 	}
@@ -456,6 +579,8 @@ static int cmp_candidate(const void *a, const void *b)
 		return c;
 	if (x->rank != y->rank)
 		return x->rank > y->rank ? -1 : 1; /* highest rank first */
+	if (x->mem != y->mem)
+		return x->mem < y->mem ? -1 : 1;
 	if (x->offset != y->offset)
 		return x->offset < y->offset ? -1 : 1;
 	if (x->size != y->size)
@@ -488,7 +613,8 @@ static int resolve_duplicates(struct loader *ld, size_t *nr_kept)
 			struct candidate *c = &ld->cands[j];
 
 			if (c->rank == top->rank &&
-			    (c->offset != top->offset || c->size != top->size))
+			    (c->offset != top->offset || c->size != top->size ||
+			     c->mem != top->mem))
 				return fail(ld, -EEXIST,
 					    "conflicting definitions of %s symbol '%s': offset 0x%" PRIx64
 					    " size %" PRIu64 " in section '%s' and offset 0x%" PRIx64
@@ -517,6 +643,82 @@ static void loader_release(struct loader *ld)
 		elf_end(ld->elf);
 	if (ld->fd >= 0)
 		close(ld->fd);
+}
+
+/* Copies the bytes of a PROGBITS section into dst (sh_size bytes). */
+static int copy_section(struct loader *ld, const struct section_info *si, size_t idx,
+			uint8_t *dst)
+{
+	Elf_Scn *scn = elf_getscn(ld->elf, idx);
+	Elf_Data *data = NULL;
+
+	if (!scn)
+		return fail(ld, -ENOEXEC, "cannot read section '%s': %s", si->name, elf_msg());
+	while ((data = elf_getdata(scn, data)) != NULL) {
+		if (!data->d_buf || !data->d_size)
+			continue;
+		if (data->d_off < 0 || (uint64_t)data->d_off > si->sh.sh_size ||
+		    data->d_size > si->sh.sh_size - (uint64_t)data->d_off)
+			return fail(ld, -ENOEXEC, "section '%s': malformed data", si->name);
+		memcpy(dst + data->d_off, data->d_buf, data->d_size);
+	}
+	return 0;
+}
+
+/* LAYOUT_DPUSIM: the initial WRAM image and the MRAM contents. */
+static int read_images(struct loader *ld, struct dpu_program_t *prog)
+{
+	uint64_t wram_end = 0;
+	size_t i, nsegs = 0;
+	int ret;
+
+	for (i = 1; i < ld->shnum; i++) {
+		const struct section_info *si = &ld->secs[i];
+		uint64_t end;
+
+		if (si->wram) {
+			end = si->sh.sh_addr + si->sh.sh_size - DPUSIM_DPU_WRAM_BASE;
+			if (end > wram_end)
+				wram_end = end;
+		} else if (si->mram && si->sh.sh_type == SHT_PROGBITS && si->sh.sh_size &&
+			   strncmp(si->name, ".mram.noinit", 12) != 0) {
+			nsegs++;
+		}
+	}
+	prog->runnable = true;
+	prog->nr_tasklets = ld->desc.nr_tasklets;
+	prog->wram_used = (wram_end + 7) & ~7ULL;
+	prog->wram_image = calloc(1, prog->wram_used ? prog->wram_used : 1);
+	prog->mram_segs = calloc(nsegs ? nsegs : 1, sizeof(*prog->mram_segs));
+	if (!prog->wram_image || !prog->mram_segs)
+		return fail(ld, -ENOMEM, "out of memory");
+	for (i = 1; i < ld->shnum; i++) {
+		const struct section_info *si = &ld->secs[i];
+		struct dpusim_segment *seg;
+
+		if (si->sh.sh_type != SHT_PROGBITS || !si->sh.sh_size)
+			continue;
+		if (si->wram) {
+			ret = copy_section(ld, si, i, prog->wram_image +
+					   (si->sh.sh_addr - DPUSIM_DPU_WRAM_BASE));
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (!si->mram || strncmp(si->name, ".mram.noinit", 12) == 0)
+			continue;
+		seg = &prog->mram_segs[prog->nr_mram_segs];
+		seg->offset = si->sh.sh_addr - DPUSIM_DPU_MRAM_BASE;
+		seg->size = si->sh.sh_size;
+		seg->data = calloc(1, seg->size);
+		if (!seg->data)
+			return fail(ld, -ENOMEM, "out of memory");
+		prog->nr_mram_segs++;
+		ret = copy_section(ld, si, i, seg->data);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 int dpusim_program_load(const char *path, uint64_t mram_size, struct dpu_program_t **out,
@@ -551,10 +753,11 @@ int dpusim_program_load(const char *path, uint64_t mram_size, struct dpu_program
 	ret = scan_sections(&ld);
 	if (ret)
 		goto out;
-	ret = add_candidate(&ld, DPUSIM_HEAP_POINTER_NAME, 0, mram_size, 3, "(built-in)");
+	ret = read_symbols(&ld);
 	if (ret)
 		goto out;
-	ret = read_symbols(&ld);
+	ret = add_candidate(&ld, DPUSIM_HEAP_POINTER_NAME, ld.heap_offset,
+			    mram_size - ld.heap_offset, 3, "(built-in)", DPUSIM_SYM_MRAM);
 	if (ret)
 		goto out;
 	ret = resolve_duplicates(&ld, &nr_kept);
@@ -566,6 +769,8 @@ int dpusim_program_load(const char *path, uint64_t mram_size, struct dpu_program
 		ret = fail(&ld, -ENOMEM, "out of memory");
 		goto out;
 	}
+	prog->exec_fd = -1;
+	prog->machine = ld.ehdr.e_machine;
 	prog->path = strdup(path);
 	prog->symbols = calloc(nr_kept, sizeof(*prog->symbols));
 	if (!prog->path || !prog->symbols) {
@@ -578,12 +783,18 @@ int dpusim_program_load(const char *path, uint64_t mram_size, struct dpu_program
 		if (!c->name)
 			continue;
 		prog->symbols[k].name = c->name;
-		prog->symbols[k].mram_offset = c->offset;
+		prog->symbols[k].offset = c->offset;
 		prog->symbols[k].size = c->size;
+		prog->symbols[k].mem = c->mem;
 		c->name = NULL; /* now owned by prog */
 		k++;
 	}
 	prog->nr_symbols = k;
+	if (ld.layout == LAYOUT_DPUSIM) {
+		ret = read_images(&ld, prog);
+		if (ret)
+			goto out;
+	}
 	*out = prog;
 	prog = NULL;
 	ret = 0;
@@ -618,6 +829,12 @@ void dpusim_program_free(struct dpu_program_t *prog)
 			free(prog->symbols[i].name);
 		free(prog->symbols);
 	}
+	for (size_t i = 0; i < prog->nr_mram_segs; i++)
+		free(prog->mram_segs[i].data);
+	free(prog->mram_segs);
+	free(prog->wram_image);
+	if (prog->exec_fd >= 0)
+		close(prog->exec_fd);
 	free(prog->path);
 	free(prog);
 }

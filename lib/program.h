@@ -68,6 +68,7 @@
 #ifndef DPUSIM_PROGRAM_H
 #define DPUSIM_PROGRAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -80,16 +81,66 @@
 /* Prefix of the names of MRAM sections. */
 #define DPUSIM_MRAM_SECTION_PREFIX ".mram"
 
+/*
+ * dpusim DPU programs (built by tools/dpusim-cc, run by dpu_launch): an
+ * x86-64 executable with a section DPUSIM_PROGRAM_SECTION holding struct
+ * dpusim_program_desc. Their layout (see /include/dpurt and lib/dpurt):
+ *   - WRAM: sections named ".dpu_wram*" at DPUSIM_DPU_WRAM_BASE and up; a
+ *     symbol there is a WRAM symbol, offset = address - the base. The
+ *     initial image (PROGBITS contents, NOBITS zeros) is wram_image.
+ *   - MRAM: sections ".mram*" at DPUSIM_DPU_MRAM_BASE and up; PROGBITS
+ *     ones other than ".mram.noinit*" are written at load (mram_segs).
+ *   - DPUSIM_HEAP_POINTER_NAME is the linker's symbol: the end of the MRAM
+ *     sections, size = mram_size - offset.
+ * Any other file keeps the rules above (MRAM symbols only) and cannot run.
+ */
+#define DPUSIM_PROGRAM_SECTION ".dpusim.program"
+#define DPUSIM_PROGRAM_MAGIC 0x53555044u /* "DPUS" */
+#define DPUSIM_PROGRAM_VERSION 1u
+#define DPUSIM_DPU_WRAM_BASE 0x06000000ULL
+#define DPUSIM_WRAM_SECTION_PREFIX ".dpu_wram"
+#define DPUSIM_MAX_TASKLETS 24u
+
+struct dpusim_program_desc {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t nr_tasklets;
+	uint32_t reserved;
+};
+
+enum dpusim_mem_kind {
+	DPUSIM_SYM_MRAM,
+	DPUSIM_SYM_WRAM,
+};
+
 struct dpusim_symbol {
 	char *name;
-	uint64_t mram_offset;
+	uint64_t offset;	/* in the memory below */
 	uint64_t size;
+	enum dpusim_mem_kind mem;
+};
+
+/* Initial contents of part of MRAM. */
+struct dpusim_segment {
+	uint64_t offset;
+	uint64_t size;
+	uint8_t *data;		/* size bytes */
 };
 
 struct dpu_program_t {
 	size_t nr_symbols;
 	struct dpusim_symbol *symbols; /* sorted by strcmp(name), unique names */
 	char *path;                    /* copy of the path given to load */
+	uint16_t machine;              /* e_machine */
+
+	/* dpusim DPU programs only */
+	bool runnable;
+	uint32_t nr_tasklets;
+	uint64_t wram_used;            /* bytes of WRAM the globals take */
+	uint8_t *wram_image;           /* wram_used bytes */
+	size_t nr_mram_segs;
+	struct dpusim_segment *mram_segs;
+	int exec_fd;                   /* dpu_load_from_memory's memfd, or -1 */
 };
 
 /*

@@ -70,6 +70,8 @@ void dpusim_rank_destroy(struct dpu_rank_t *rank)
 			dpusim_log("closing rank%u: %s", rank->index,
 				   dpusim_strerror(errno, eb, sizeof(eb)));
 	}
+	/* closing the owner file made dpusim.ko kill them; reap them */
+	dpusim_workers_stop(rank);
 	free(rank->dpus);
 	free(rank);
 }
@@ -148,6 +150,8 @@ static void props_destroy(struct dpusim_set_props *props)
 
 	if (!props)
 		return;
+	if (props->callbacks)
+		dpusim_callbacks_join(props);
 	if (props->xfer_release)
 		props->xfer_release(props);
 	if (props->program && props->program_release)
@@ -231,6 +235,45 @@ dpu_error_t dpusim_set_assemble(struct dpu_rank_t **ranks, uint32_t nr_ranks,
 
 enum alloc_unit { ALLOC_DPUS, ALLOC_RANKS };
 
+/*
+ * As the SDK: the profile in effect is $UPMEM_PROFILE_BASE, then the
+ * program's string, then $UPMEM_PROFILE, the non-empty ones joined with
+ * ',' (a later key overrides an earlier one).
+ */
+static dpu_error_t parse_merged_profile(const char *profile_str,
+					struct dpusim_profile *profile,
+					const char *fn)
+{
+	const char *parts[3] = { getenv("UPMEM_PROFILE_BASE"), profile_str,
+				 getenv("UPMEM_PROFILE") };
+	size_t len = 1, i;
+	char err[512], *all;
+	dpu_error_t ret;
+
+	for (i = 0; i < 3; i++)
+		if (parts[i])
+			len += strlen(parts[i]) + 1;
+	all = malloc(len);
+	if (!all) {
+		dpusim_log("%s: out of memory", fn);
+		return DPU_ERR_SYSTEM;
+	}
+	all[0] = '\0';
+	for (i = 0; i < 3; i++) {
+		if (!parts[i] || !parts[i][0])
+			continue;
+		if (all[0])
+			strcat(all, ",");
+		strcat(all, parts[i]);
+	}
+	ret = dpusim_profile_parse(all, profile, err, sizeof(err));
+	if (ret != DPU_OK)
+		dpusim_log("profile: %s (profile in effect: \"%s\" from UPMEM_PROFILE_BASE, the program and UPMEM_PROFILE)",
+			   err, all);
+	free(all);
+	return ret;
+}
+
 static dpu_error_t alloc_common(enum alloc_unit unit, uint32_t count,
 				const char *profile_str,
 				struct dpu_set_t *set, const char *fn)
@@ -253,11 +296,9 @@ static dpu_error_t alloc_common(enum alloc_unit unit, uint32_t count,
 			   unit == ALLOC_DPUS ? "DPUs" : "ranks");
 		return DPU_ERR_ALLOCATION;
 	}
-	ret = dpusim_profile_parse(profile_str, &profile, err, sizeof(err));
-	if (ret != DPU_OK) {
-		dpusim_log("profile: %s", err);
+	ret = parse_merged_profile(profile_str, &profile, fn);
+	if (ret != DPU_OK)
 		return ret;
-	}
 
 	ret = dpusim_discover(&descs, &nr_descs, err, sizeof(err));
 	if (ret != DPU_OK) {

@@ -112,14 +112,45 @@ dpu_error_t dpusim_xfer_req_new(struct dpu_set_t set, const char *fn,
 
 /* ------------------------------------------------------------ symbols */
 
-dpu_error_t dpusim_xfer_resolve(struct dpusim_set_props *props,
-				const char *fn, const char *symbol_name,
-				uint32_t symbol_offset, size_t length,
-				uint64_t *mram_offset)
+dpu_error_t dpusim_xfer_check_range(const char *fn, const char *what, bool wram,
+				    uint64_t base, uint64_t size,
+				    uint32_t symbol_offset, size_t length,
+				    uint64_t *offset)
+{
+	unsigned int align = wram ? DPUSIM_WRAM_ALIGN : DPUSIM_MRAM_ALIGN;
+	dpu_error_t err = wram ? DPU_ERR_INVALID_WRAM_ACCESS :
+				 DPU_ERR_INVALID_MRAM_ACCESS;
+	const char *mem = wram ? "WRAM" : "MRAM";
+	uint64_t off;
+
+	if (symbol_offset % align || length % align) {
+		dpusim_log("%s: %s symbol '%s': offset %" PRIu32 " and length %zu must be multiples of %u",
+			   fn, mem, what, symbol_offset, length, align);
+		return err;
+	}
+	if (symbol_offset > size || length > size - symbol_offset) {
+		dpusim_log("%s: %s symbol '%s' has %" PRIu64 " bytes: offset %" PRIu32 " + length %zu is outside it",
+			   fn, mem, what, size, symbol_offset, length);
+		return err;
+	}
+	off = base + symbol_offset;
+	if (off % align) {
+		dpusim_log("%s: symbol '%s' is at %s offset %" PRIu64 ", not a multiple of %u",
+			   fn, what, mem, base, align);
+		return err;
+	}
+	*offset = off;
+	return DPU_OK;
+}
+
+dpu_error_t dpusim_xfer_resolve_mem(struct dpusim_set_props *props,
+				    const char *fn, const char *symbol_name,
+				    uint32_t symbol_offset, size_t length,
+				    uint64_t *offset, bool *wram)
 {
 	const struct dpusim_symbol *sym;
-	uint64_t base, size, off;
-	bool found = false, have_program;
+	uint64_t base = 0, size = 0;
+	bool found = false, have_program, in_wram = false;
 
 	if (!symbol_name) {
 		dpusim_log("%s: symbol name is NULL", fn);
@@ -129,8 +160,9 @@ dpu_error_t dpusim_xfer_resolve(struct dpusim_set_props *props,
 	have_program = props->program != NULL;
 	sym = dpusim_program_find(props->program, symbol_name);
 	if (sym) {
-		base = sym->mram_offset;
+		base = sym->offset;
 		size = sym->size;
+		in_wram = sym->mem == DPUSIM_SYM_WRAM;
 		found = true;
 	}
 	pthread_mutex_unlock(&props->lock);
@@ -141,29 +173,31 @@ dpu_error_t dpusim_xfer_resolve(struct dpusim_set_props *props,
 	}
 	if (!found) {
 		dpusim_log("%s: unknown symbol '%s' (%s)", fn, symbol_name,
-			   have_program ? "not an MRAM symbol of the loaded program" :
+			   have_program ? "not an MRAM or WRAM symbol of the loaded program" :
 			   "no program loaded; only " DPU_MRAM_HEAP_POINTER_NAME
 			   " exists without one");
 		return DPU_ERR_UNKNOWN_SYMBOL;
 	}
-	if (symbol_offset % 8 || length % 8) {
-		dpusim_log("%s: symbol '%s': offset %" PRIu32 " and length %zu must be multiples of 8",
-			   fn, symbol_name, symbol_offset, length);
+	*wram = in_wram;
+	return dpusim_xfer_check_range(fn, symbol_name, in_wram, base, size,
+				       symbol_offset, length, offset);
+}
+
+dpu_error_t dpusim_xfer_resolve(struct dpusim_set_props *props,
+				const char *fn, const char *symbol_name,
+				uint32_t symbol_offset, size_t length,
+				uint64_t *mram_offset)
+{
+	bool wram;
+	dpu_error_t ret;
+
+	ret = dpusim_xfer_resolve_mem(props, fn, symbol_name, symbol_offset,
+				      length, mram_offset, &wram);
+	if (ret == DPU_OK && wram) {
+		dpusim_log("%s: '%s' is a WRAM symbol", fn, symbol_name);
 		return DPU_ERR_INVALID_MRAM_ACCESS;
 	}
-	if (symbol_offset > size || length > size - symbol_offset) {
-		dpusim_log("%s: symbol '%s' has %" PRIu64 " bytes: offset %" PRIu32 " + length %zu is outside it",
-			   fn, symbol_name, size, symbol_offset, length);
-		return DPU_ERR_INVALID_MRAM_ACCESS;
-	}
-	off = base + symbol_offset;
-	if (off % 8) {
-		dpusim_log("%s: symbol '%s' is at MRAM offset %" PRIu64 ", not a multiple of 8",
-			   fn, symbol_name, base);
-		return DPU_ERR_INVALID_MRAM_ACCESS;
-	}
-	*mram_offset = off;
-	return DPU_OK;
+	return ret;
 }
 
 /* ------------------------------------------------------------ threads */
@@ -446,6 +480,8 @@ dpu_error_t dpusim_xfer_errno_to_error(int err)
 		return DPU_ERR_SYSTEM;
 	case EOVERFLOW:	/* offset + length past the MRAM */
 		return DPU_ERR_INVALID_MRAM_ACCESS;
+	case EBUSY:	/* a DPU of the transfer is running */
+		return DPU_ERR_DPU_ALREADY_RUNNING;
 	default:	/* EINVAL (library and module disagree), ENODEV, ... */
 		return DPU_ERR_DRIVER;
 	}
@@ -465,7 +501,9 @@ static const char *errno_hint(int err)
 	case E2BIG:
 		return "over the limits of one transfer";
 	case EOVERFLOW:
-		return "offset + length is past the end of the MRAM";
+		return "offset + length is past the end of the memory";
+	case EBUSY:
+		return "a DPU of the transfer is running a program (dpu_launch): wait for it (dpu_sync) first";
 	case EINVAL:
 		return "the module refused the descriptor (libdpusim and dpusim.ko do not match?)";
 	case ENODEV:
@@ -527,10 +565,12 @@ static void *part_issue(void *arg)
 	if (r < 0) {
 		p->sys_errno = errno;
 		part_fail(p, dpusim_xfer_errno_to_error(p->sys_errno),
-			  "rank%u: DPUSIM_IOCTL_XFER (%s, %u DPUs, %u blocks, MRAM offset %" PRIu64 ", length %" PRIu64 "): %s: %s; this rank is unchanged",
+			  "rank%u: DPUSIM_IOCTL_XFER (%s, %u DPUs, %u blocks, %s offset %" PRIu64 ", length %" PRIu64 "): %s: %s; this rank is unchanged",
 			  p->rank->index,
 			  req->kflags & DPUSIM_XFER_FROM_DPU ? "from DPU" : "to DPU",
-			  p->nr_dpus, p->nr_blocks, req->offset, req->length,
+			  p->nr_dpus, p->nr_blocks,
+			  req->kflags & DPUSIM_XFER_WRAM ? "WRAM" : "MRAM",
+			  req->offset, req->length,
 			  dpusim_strerror(p->sys_errno, eb, sizeof(eb)),
 			  errno_hint(p->sys_errno));
 	} else if (req->kflags & DPUSIM_XFER_FROM_DPU) {

@@ -57,7 +57,7 @@ struct dpusim_xfer_part {
 struct dpusim_xfer_req {
 	const char *fn;			/* API function, for messages */
 	uint32_t kflags;		/* DPUSIM_XFER_* */
-	uint64_t offset;		/* MRAM offset: symbol + symbol_offset */
+	uint64_t offset;		/* MRAM or WRAM offset: symbol + symbol_offset */
 	uint64_t length;		/* bytes per DPU */
 	uint32_t nr_parts;
 	struct dpusim_xfer_part *parts;
@@ -92,6 +92,24 @@ dpu_error_t dpusim_xfer_resolve(struct dpusim_set_props *props,
 				uint32_t symbol_offset, size_t length,
 				uint64_t *mram_offset);
 
+/*
+ * The same for MRAM or WRAM symbols: *wram tells which memory. WRAM
+ * follows the SDK's 4-byte rule (DPU_ERR_INVALID_WRAM_ACCESS), MRAM 8.
+ */
+dpu_error_t dpusim_xfer_resolve_mem(struct dpusim_set_props *props,
+				    const char *fn, const char *symbol_name,
+				    uint32_t symbol_offset, size_t length,
+				    uint64_t *offset, bool *wram);
+
+/*
+ * Range and alignment of symbol_offset/length inside a symbol of size bytes
+ * at base of its memory (what names it: for messages).
+ */
+dpu_error_t dpusim_xfer_check_range(const char *fn, const char *what, bool wram,
+				    uint64_t base, uint64_t size,
+				    uint32_t symbol_offset, size_t length,
+				    uint64_t *offset);
+
 /* Step 3, one block per DPU: buf for every DPU (copy_to, broadcast, copy_from). */
 dpu_error_t dpusim_xfer_gather_buffer(struct dpusim_xfer_req *req,
 				      const void *buf);
@@ -125,6 +143,16 @@ dpu_error_t dpusim_xfer_issue(struct dpusim_xfer_req *req);
 
 /* errno of DPUSIM_IOCTL_XFER -> dpu_error_t (documented in dpu.h). */
 dpu_error_t dpusim_xfer_errno_to_error(int err);
+
+/*
+ * One buffer to (or from: one-DPU sets) length bytes at offset of the MRAM
+ * or WRAM of every enabled DPU of set, synchronously; no symbol, no
+ * alignment rule of the API (the kernel's still apply). For dpu_load's
+ * images and dpu_log_read.
+ */
+dpu_error_t dpusim_xfer_raw(struct dpu_set_t set, const char *fn, bool wram,
+			    dpu_xfer_t dir, uint64_t offset, void *buf,
+			    size_t length);
 
 /* ------------------------------------------------------------ async.c */
 

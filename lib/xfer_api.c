@@ -4,9 +4,11 @@
  * transfer and hands it to run_xfer(), the one path every transfer takes
  * through the engine of xfer.c (and async.c for the ASYNC flags).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "program.h"
 #include "xfer.h"
 
 enum source {
@@ -19,6 +21,7 @@ struct xfer_desc {
 	const char *fn;
 	dpu_xfer_t dir;
 	const char *symbol;
+	const struct dpu_symbol_t *by_symbol;	/* the *_symbol variants */
 	uint32_t symbol_offset;
 	size_t length;
 	enum source src;
@@ -41,10 +44,30 @@ static void clear_prepared(struct dpusim_xfer_req *req)
 	}
 }
 
+/*
+ * A struct dpu_symbol_t as dpu_get_symbol gives it: an address at or above
+ * DPUSIM_DPU_MRAM_BASE is MRAM (offset = address - base), below is WRAM.
+ */
+static dpu_error_t resolve_symbol(const struct xfer_desc *d, uint64_t *offset,
+				  bool *wram)
+{
+	const struct dpu_symbol_t *sym = d->by_symbol;
+	uint64_t base = sym->address;
+	char what[32];
+
+	*wram = base < DPUSIM_DPU_MRAM_BASE;
+	if (!*wram)
+		base -= DPUSIM_DPU_MRAM_BASE;
+	snprintf(what, sizeof(what), "0x%x", (unsigned int)sym->address);
+	return dpusim_xfer_check_range(d->fn, what, *wram, base, sym->size,
+				       d->symbol_offset, d->length, offset);
+}
+
 static dpu_error_t run_xfer(struct dpu_set_t set, const struct xfer_desc *d)
 {
 	struct dpusim_set_props *props;
 	struct dpusim_xfer_req *req;
+	bool wram = false;
 	dpu_error_t ret;
 
 	ret = dpusim_xfer_req_new(set, d->fn, &props, &req);
@@ -62,12 +85,24 @@ static dpu_error_t run_xfer(struct dpu_set_t set, const struct xfer_desc *d)
 		ret = DPU_ERR_SG_NOT_ACTIVATED;
 		goto out;
 	}
-	ret = dpusim_xfer_resolve(props, d->fn, d->symbol, d->symbol_offset,
-				  d->length, &req->offset);
+	if (d->by_symbol)
+		ret = resolve_symbol(d, &req->offset, &wram);
+	else
+		ret = dpusim_xfer_resolve_mem(props, d->fn, d->symbol,
+					      d->symbol_offset, d->length,
+					      &req->offset, &wram);
 	if (ret != DPU_OK)
 		goto out;
+	if (wram && d->src == SRC_SG) {
+		dpusim_log("%s: symbol '%s' is in WRAM: scatter/gather transfers move MRAM only",
+			   d->fn, d->symbol ? d->symbol : "(by address)");
+		ret = DPU_ERR_SG_NOT_MRAM_SYMBOL;
+		goto out;
+	}
 	req->length = d->length;
 	req->kflags = d->dir == DPU_XFER_FROM_DPU ? DPUSIM_XFER_FROM_DPU : 0;
+	if (wram)
+		req->kflags |= DPUSIM_XFER_WRAM;
 
 	switch (d->src) {
 	case SRC_BUFFER:
@@ -239,4 +274,130 @@ DPUSIM_API dpu_error_t dpu_push_sg_xfer(struct dpu_set_t dpu_set,
 			 DPU_SG_XFER_DISABLE_LENGTH_CHECK))
 		return DPU_ERR_INVALID_MEMORY_TRANSFER;
 	return run_xfer(dpu_set, &d);
+}
+
+/* ------------------------------------------------------------ by symbol */
+
+DPUSIM_API dpu_error_t dpu_copy_to_symbol(struct dpu_set_t dpu_set,
+					  struct dpu_symbol_t symbol,
+					  uint32_t symbol_offset,
+					  const void *src, size_t length)
+{
+	struct xfer_desc d = {
+		.fn = "dpu_copy_to_symbol", .dir = DPU_XFER_TO_DPU,
+		.by_symbol = &symbol, .symbol_offset = symbol_offset,
+		.length = length, .src = SRC_BUFFER, .buffer = src,
+	};
+
+	if (!check_buffer(d.fn, src, length))
+		return DPU_ERR_INVALID_MEMORY_TRANSFER;
+	return run_xfer(dpu_set, &d);
+}
+
+DPUSIM_API dpu_error_t dpu_copy_from_symbol(struct dpu_set_t dpu_set,
+					    struct dpu_symbol_t symbol,
+					    uint32_t symbol_offset, void *dst,
+					    size_t length)
+{
+	struct xfer_desc d = {
+		.fn = "dpu_copy_from_symbol", .dir = DPU_XFER_FROM_DPU,
+		.by_symbol = &symbol, .symbol_offset = symbol_offset,
+		.length = length, .src = SRC_BUFFER, .buffer = dst,
+	};
+
+	if (dpu_set.kind != DPU_SET_DPU) {
+		dpusim_log("dpu_copy_from_symbol: the set must be one DPU (from DPU_FOREACH), as UPMEM");
+		return DPU_ERR_INVALID_DPU_SET;
+	}
+	if (!check_buffer(d.fn, dst, length))
+		return DPU_ERR_INVALID_MEMORY_TRANSFER;
+	return run_xfer(dpu_set, &d);
+}
+
+DPUSIM_API dpu_error_t dpu_broadcast_to_symbol(struct dpu_set_t dpu_set,
+					       struct dpu_symbol_t symbol,
+					       uint32_t symbol_offset,
+					       const void *src, size_t length,
+					       dpu_xfer_flags_t flags)
+{
+	struct xfer_desc d = {
+		.fn = "dpu_broadcast_to_symbol", .dir = DPU_XFER_TO_DPU,
+		.by_symbol = &symbol, .symbol_offset = symbol_offset,
+		.length = length, .src = SRC_BUFFER, .buffer = src,
+		.async = flags & DPU_XFER_ASYNC,
+	};
+
+	if (!check_flags(d.fn, flags, DPU_XFER_NO_RESET | DPU_XFER_ASYNC))
+		return DPU_ERR_INVALID_MEMORY_TRANSFER;
+	if (!check_buffer(d.fn, src, length))
+		return DPU_ERR_INVALID_MEMORY_TRANSFER;
+	return run_xfer(dpu_set, &d);
+}
+
+DPUSIM_API dpu_error_t dpu_push_xfer_symbol(struct dpu_set_t dpu_set,
+					    dpu_xfer_t xfer,
+					    struct dpu_symbol_t symbol,
+					    uint32_t symbol_offset,
+					    size_t length,
+					    dpu_xfer_flags_t flags)
+{
+	struct xfer_desc d = {
+		.fn = "dpu_push_xfer_symbol", .dir = xfer,
+		.by_symbol = &symbol, .symbol_offset = symbol_offset,
+		.length = length, .src = SRC_PREPARED,
+		.async = flags & DPU_XFER_ASYNC,
+		.reset_prepared = !(flags & DPU_XFER_NO_RESET),
+	};
+
+	if (!check_flags(d.fn, flags, DPU_XFER_NO_RESET | DPU_XFER_ASYNC))
+		return DPU_ERR_INVALID_MEMORY_TRANSFER;
+	return run_xfer(dpu_set, &d);
+}
+
+DPUSIM_API dpu_error_t dpu_push_sg_xfer_symbol(struct dpu_set_t dpu_set,
+					       dpu_xfer_t xfer,
+					       struct dpu_symbol_t symbol,
+					       uint32_t symbol_offset,
+					       size_t length,
+					       struct get_block_t *get_block_info,
+					       dpu_sg_xfer_flags_t flags)
+{
+	struct xfer_desc d = {
+		.fn = "dpu_push_sg_xfer_symbol", .dir = xfer,
+		.by_symbol = &symbol, .symbol_offset = symbol_offset,
+		.length = length, .src = SRC_SG, .get_block = get_block_info,
+		.length_check = !(flags & DPU_SG_XFER_DISABLE_LENGTH_CHECK),
+		.async = flags & DPU_SG_XFER_ASYNC,
+	};
+
+	if (!check_flags(d.fn, flags, DPU_SG_XFER_ASYNC |
+			 DPU_SG_XFER_DISABLE_LENGTH_CHECK))
+		return DPU_ERR_INVALID_MEMORY_TRANSFER;
+	return run_xfer(dpu_set, &d);
+}
+
+/* ------------------------------------------------------------ internal */
+
+dpu_error_t dpusim_xfer_raw(struct dpu_set_t set, const char *fn, bool wram,
+			    dpu_xfer_t dir, uint64_t offset, void *buf,
+			    size_t length)
+{
+	struct dpusim_set_props *props;
+	struct dpusim_xfer_req *req;
+	dpu_error_t ret;
+
+	ret = dpusim_xfer_req_new(set, fn, &props, &req);
+	if (ret != DPU_OK)
+		return ret;
+	req->offset = offset;
+	req->length = length;
+	req->kflags = (dir == DPU_XFER_FROM_DPU ? DPUSIM_XFER_FROM_DPU : 0) |
+		      (wram ? DPUSIM_XFER_WRAM : 0);
+	ret = dpusim_xfer_gather_buffer(req, buf);
+	if (ret == DPU_OK)
+		ret = dpusim_xfer_check_limits(req);
+	if (ret == DPU_OK)
+		ret = dpusim_xfer_issue(req);
+	dpusim_xfer_req_free(req);
+	return ret;
 }

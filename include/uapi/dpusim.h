@@ -17,7 +17,8 @@
  *   E2BIG      non-zero bytes past the end of the struct the kernel knows,
  *              or a count over its documented limit
  *   EOVERFLOW  offset + length wraps or leaves the simulated memory
- *   EBUSY      the rank is owned by another open file
+ *   EBUSY      the rank is owned by another open file; a DPU the call
+ *              names is RUNNING (DPU programs, below)
  *   ENOMEM     the kernel could not allocate its own bookkeeping, or
  *              the user pages a transfer pins would exceed the caller's
  *              RLIMIT_MEMLOCK (without CAP_IPC_LOCK)
@@ -44,6 +45,9 @@ enum {
 	DPUSIM_CMD_RANK_INFO = DPUSIM_CMD_BASE,
 	DPUSIM_CMD_XFER,
 	DPUSIM_CMD_SYNC,
+	DPUSIM_CMD_LAUNCH,
+	DPUSIM_CMD_DPU_STATUS,
+	DPUSIM_CMD_WORKER_OPEN,
 };
 
 /**
@@ -150,8 +154,8 @@ enum {
  * struct dpusim_xfer - DPUSIM_IOCTL_XFER
  * @size: sizeof(struct dpusim_xfer)
  * @flags: DPUSIM_XFER_*
- * @offset: byte offset in each DPU's memory; a multiple of 8
- * @length: bytes of memory per DPU; a multiple of 8
+ * @offset: byte offset in each DPU's memory; a multiple of 8 (4 for WRAM)
+ * @length: bytes of memory per DPU; a multiple of 8 (4 for WRAM)
  * @nr_dpus: entries in @dpus, at most the rank's DPU count
  * @nr_blocks: entries in @blocks, the sum of dpus[].nr_blocks
  * @dpus: user pointer to struct dpusim_xfer_dpu[@nr_dpus]
@@ -190,6 +194,14 @@ struct dpusim_xfer {
 
 #define DPUSIM_IOCTL_XFER	_IO(DPUSIM_TYPE, DPUSIM_CMD_XFER)
 
+/*
+ * WRAM transfers (DPUSIM_XFER_WRAM) follow the SDK's 4-byte rule: @offset
+ * and @length are multiples of DPUSIM_WRAM_ALIGN; MRAM transfers keep
+ * DPUSIM_MRAM_ALIGN.
+ */
+#define DPUSIM_MRAM_ALIGN	8U
+#define DPUSIM_WRAM_ALIGN	4U
+
 /* dpusim_sync::timeout_ms: 0 means the default; above the maximum, EINVAL */
 #define DPUSIM_SYNC_DEFAULT_TIMEOUT_MS	10000U
 #define DPUSIM_SYNC_MAX_TIMEOUT_MS	600000U
@@ -219,6 +231,219 @@ struct dpusim_sync {
 };
 
 #define DPUSIM_IOCTL_SYNC	_IO(DPUSIM_TYPE, DPUSIM_CMD_SYNC)
+
+/*
+ * ------------------------------------------------------------------------
+ * DPU programs (shared/design/dpu-programs.md)
+ *
+ * Each DPU of a rank has a run state, kept by the kernel:
+ *   IDLE     never launched since the rank was opened
+ *   RUNNING  launched and not finished: transfers to it (DPUSIM_IOCTL_XFER
+ *            naming it) and launches of it fail with EBUSY
+ *   DONE     its program returned
+ *   FAULT    its program faulted (a broken MRAM rule, a crash, a worker
+ *            that died); @reason of struct dpusim_dpu_state says why
+ * The program itself runs in user space, in worker processes: the owner
+ * of the rank opens worker files (DPUSIM_IOCTL_WORKER_OPEN) and hands each
+ * one to a process that claims RUNNING DPUs one at a time
+ * (DPUSIM_IOCTL_WORKER_CLAIM), maps the claimed DPU's memories (mmap of
+ * the worker file), runs the program on them and reports the end
+ * (DPUSIM_IOCTL_WORKER_FINISH).  When the rank's owner file is released
+ * (close, process exit or kill), the kernel sends SIGKILL to every
+ * process that claimed through one of the rank's worker files, and the
+ * rank stays owned until every worker file is closed: a killed host
+ * leaves no worker behind.
+ *
+ * Memory mapping: mmap() of the rank file (any DPU) or of a worker file
+ * (only the DPU it holds claimed, else EACCES) with MAP_SHARED (else
+ * EINVAL) at the offsets below maps the DPU's memory itself: the pages
+ * the transfers copy to and from.  A page never written is allocated at
+ * its first touch and charged to the module's budget; over the budget the
+ * access gets SIGBUS.  A range past the memory's size: EINVAL.
+ * ------------------------------------------------------------------------
+ */
+#define DPUSIM_MMAP_DPU_SHIFT	31
+#define DPUSIM_MMAP_WRAM_BIT	(1ULL << 30)
+/* mmap offset of byte 0 of a DPU's MRAM, and of its WRAM */
+#define DPUSIM_MMAP_MRAM(dpu)	((__u64)(dpu) << DPUSIM_MMAP_DPU_SHIFT)
+#define DPUSIM_MMAP_WRAM(dpu)	(DPUSIM_MMAP_MRAM(dpu) | DPUSIM_MMAP_WRAM_BIT)
+
+/* struct dpusim_dpu_state::state */
+enum {
+	DPUSIM_DPU_IDLE = 0,
+	DPUSIM_DPU_RUNNING = 1,
+	DPUSIM_DPU_DONE = 2,
+	DPUSIM_DPU_FAULT = 3,
+};
+
+/* Bytes of struct dpusim_dpu_state::reason, with its NUL */
+#define DPUSIM_REASON_LEN	56U
+
+/* Worker files one rank may have open at once (E2BIG above) */
+#define DPUSIM_MAX_WORKERS	64U
+
+/**
+ * struct dpusim_launch - DPUSIM_IOCTL_LAUNCH
+ * @size: sizeof(struct dpusim_launch)
+ * @flags: must be 0
+ * @first_dpu: first DPU to launch
+ * @nr_dpus: DPUs to launch, @first_dpu .. @first_dpu + @nr_dpus - 1
+ *
+ * Waits for the file's queued asynchronous transfers (as a synchronous
+ * DPUSIM_IOCTL_XFER does), then sets the DPUs RUNNING (their reasons
+ * cleared) and wakes the workers.  Returns at once; poll() on the rank
+ * file reports EPOLLIN when no DPU of the rank is RUNNING.
+ * Errors: EINVAL (unknown flag, @nr_dpus 0, a DPU past the rank), EBUSY (a
+ * DPU of the range is RUNNING; nothing launched), ESRCH (the rank has no
+ * worker file open: nothing could run the program), and those of the
+ * wait (EINTR/ERESTARTSYS, ETIMEDOUT), all with nothing launched.
+ */
+struct dpusim_launch {
+	__u32 size;
+	__u32 flags;
+	__u32 first_dpu;
+	__u32 nr_dpus;
+};
+
+#define DPUSIM_IOCTL_LAUNCH	_IO(DPUSIM_TYPE, DPUSIM_CMD_LAUNCH)
+
+/**
+ * struct dpusim_dpu_state - the run state of one DPU
+ * @state: DPUSIM_DPU_*
+ * @launches: launches of the DPU since the rank was opened
+ * @reason: FAULT: why, NUL-terminated; otherwise empty
+ */
+struct dpusim_dpu_state {
+	__u32 state;
+	__u32 launches;
+	char reason[DPUSIM_REASON_LEN];
+};
+
+/**
+ * struct dpusim_dpu_status - DPUSIM_IOCTL_DPU_STATUS
+ * @size: sizeof(struct dpusim_dpu_status)
+ * @flags: must be 0
+ * @first_dpu: first DPU to report
+ * @nr_dpus: DPUs to report, 0 .. the rank's DPU count
+ * @states: user pointer to struct dpusim_dpu_state[@nr_dpus], written
+ * @nr_running: out, DPUs of the range that are RUNNING
+ * @nr_fault: out, DPUs of the range that are FAULT
+ *
+ * Reads the run states; changes nothing.  Errors: EINVAL (unknown flag, a
+ * DPU past the rank), EFAULT (@states).
+ */
+struct dpusim_dpu_status {
+	__u32 size;
+	__u32 flags;
+	__u32 first_dpu;
+	__u32 nr_dpus;
+	__aligned_u64 states;
+	__u32 nr_running;
+	__u32 nr_fault;
+};
+
+#define DPUSIM_IOCTL_DPU_STATUS	_IO(DPUSIM_TYPE, DPUSIM_CMD_DPU_STATUS)
+
+/**
+ * struct dpusim_worker_open - DPUSIM_IOCTL_WORKER_OPEN
+ * @size: sizeof(struct dpusim_worker_open)
+ * @flags: must be 0
+ * @fd: out, a new file descriptor (O_RDWR | O_CLOEXEC) of a worker file
+ * @__reserved: must be 0
+ *
+ * The worker file holds the rank's memory (not its owner file): hand it
+ * to a worker process (dup2 it in the child, which must not keep the rank
+ * file).  Errors: EINVAL, E2BIG (DPUSIM_MAX_WORKERS worker files open),
+ * EMFILE/ENFILE, ENOMEM.
+ */
+struct dpusim_worker_open {
+	__u32 size;
+	__u32 flags;
+	__s32 fd;
+	__u32 __reserved;
+};
+
+#define DPUSIM_IOCTL_WORKER_OPEN	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_OPEN)
+
+/*
+ * Ioctls of a worker file (its own table: numbers from
+ * DPUSIM_WORKER_CMD_BASE; the rank's commands there give ENOTTY, and the
+ * worker's on a rank file too).
+ */
+#define DPUSIM_WORKER_CMD_BASE	0x90
+
+enum {
+	DPUSIM_CMD_WORKER_CLAIM = DPUSIM_WORKER_CMD_BASE,
+	DPUSIM_CMD_WORKER_FINISH,
+};
+
+/* dpusim_worker_claim::flags */
+enum {
+	/* Do not wait: EAGAIN when no DPU waits to be run */
+	DPUSIM_CLAIM_NONBLOCK = 1 << 0,
+};
+
+/**
+ * struct dpusim_worker_claim - DPUSIM_IOCTL_WORKER_CLAIM
+ * @size: sizeof(struct dpusim_worker_claim)
+ * @flags: DPUSIM_CLAIM_*
+ * @dpu: out, the DPU claimed, the lowest RUNNING DPU no worker holds
+ * @nr_dpus: out, DPUs in the rank
+ * @wram_size: out, bytes of WRAM per DPU
+ * @launches: out, the DPU's launch count (struct dpusim_dpu_state)
+ * @mram_size: out, bytes of MRAM per DPU
+ *
+ * Waits (interruptibly) until a DPU is RUNNING and held by no worker,
+ * then holds it for this worker file, which may hold one DPU at a time.
+ * The calling process is recorded as a worker of the rank (killed when
+ * the rank's owner file is released).  Errors: EINVAL (unknown flag, a
+ * DPU already held: finish it first), EAGAIN (NONBLOCK, nothing to run),
+ * ESHUTDOWN (the rank's owner file is released: exit),
+ * EINTR/ERESTARTSYS.  Closing a worker file that holds a DPU faults the
+ * DPU ("worker exited"); when the last worker file of the rank is closed,
+ * every RUNNING DPU no worker holds faults too ("no worker left").
+ */
+struct dpusim_worker_claim {
+	__u32 size;
+	__u32 flags;
+	__u32 dpu;
+	__u32 nr_dpus;
+	__u32 wram_size;
+	__u32 launches;
+	__aligned_u64 mram_size;
+};
+
+#define DPUSIM_IOCTL_WORKER_CLAIM	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_CLAIM)
+
+/* dpusim_worker_finish::flags */
+enum {
+	/* The program faulted: the DPU becomes FAULT with @reason */
+	DPUSIM_FINISH_FAULT = 1 << 0,
+};
+
+/**
+ * struct dpusim_worker_finish - DPUSIM_IOCTL_WORKER_FINISH
+ * @size: sizeof(struct dpusim_worker_finish)
+ * @flags: DPUSIM_FINISH_*
+ * @dpu: the DPU this worker file holds
+ * @__reserved: must be 0
+ * @reason: DPUSIM_FINISH_FAULT: why, NUL-terminated (an empty reason is
+ *          stored as "fault"); otherwise all zero
+ *
+ * Ends the run of the held DPU: DONE, or FAULT with DPUSIM_FINISH_FAULT,
+ * and lets it go.  When the rank has no RUNNING DPU left, poll() on the
+ * rank file reports EPOLLIN.  Errors: EINVAL (unknown flag, @dpu not the
+ * held DPU, @reason without a NUL or non-zero without the flag).
+ */
+struct dpusim_worker_finish {
+	__u32 size;
+	__u32 flags;
+	__u32 dpu;
+	__u32 __reserved;
+	char reason[DPUSIM_REASON_LEN];
+};
+
+#define DPUSIM_IOCTL_WORKER_FINISH	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_FINISH)
 
 /*
  * ------------------------------------------------------------------------

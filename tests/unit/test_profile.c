@@ -89,9 +89,20 @@ static const struct pcase cases[] = {
 	{ "backend hw", "backend=hw", DPU_OK, false, false, 0, NULL },
 	{ "backend simulator", "backend=simulator", DPU_OK, false, false, 0, NULL },
 	{ "backend unknown", "backend=fpga", ERR, 0, 0, 0, "backend: 'fpga'" },
+	/* keys of UPMEM's SDK that mean nothing here: accepted, checked */
+	{ "prim nrThreadPerPool", "nrThreadPerPool=8", DPU_OK, false, false, 0, NULL },
+	{ "prim cycleAccurate", "cycleAccurate=true", DPU_OK, false, false, 0, NULL },
+	{ "prim nrJobsPerRank", "nrJobsPerRank=64", DPU_OK, false, false, 0, NULL },
+	{ "sdk keys together", "backend=hw,nrThreadsPerRank=4,mramSize=0x4000000,disableSafeChecks=1,rankPath=/dev/dpu_rank0,poolThreshold1Thread=-1",
+	  DPU_OK, false, false, 0, NULL },
+	{ "sdk int key not an int", "nrJobsPerRank=many", ERR, 0, 0, 0, "nrJobsPerRank: 'many' is not an integer" },
+	{ "sdk int key trailing garbage", "wramSize=64k", ERR, 0, 0, 0, "wramSize: '64k' is not an integer" },
+	{ "sdk int key bare 0x", "chipId=0x", ERR, 0, 0, 0, "is not an integer" },
+	{ "sdk key wrong case", "nrthreadperpool=8", ERR, 0, 0, 0, "did you mean 'nrThreadPerPool'" },
+	{ "sdk key typo named", "nrThreadsPerPool=8", ERR, 0, 0, 0, "unknown key 'nrThreadsPerPool'" },
 	{ "long unknown key truncated",
 	  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=1",
-	  ERR, 0, 0, 0, "...' (known:" },
+	  ERR, 0, 0, 0, "...' (not a key of UPMEM's SDK" },
 };
 
 static void run_case(const struct pcase *c)

@@ -142,10 +142,10 @@ static bool has_sym(struct ctx *c, const struct dpu_program_t *prog, const char 
 		return set_why(c, "symbol '%s' not found", name);
 	if (strcmp(s->name, name) != 0)
 		return set_why(c, "find('%s') returned '%s'", name, s->name);
-	if (s->mram_offset != offset || s->size != size)
+	if (s->offset != offset || s->size != size)
 		return set_why(c, "symbol '%s': offset %" PRIu64 " size %" PRIu64
 			       ", expected offset %" PRIu64 " size %" PRIu64,
-			       name, s->mram_offset, s->size, offset, size);
+			       name, s->offset, s->size, offset, size);
 	return true;
 }
 
@@ -532,15 +532,15 @@ static bool case_exe_offsets(struct ctx *c)
 	local = dpusim_program_find(prog, "mram_local");
 	if (ok && (!scratch || !local))
 		ok = set_why(c, "mram_scratch or mram_local missing");
-	if (ok && (scratch->size != 100 || scratch->mram_offset < 8199 ||
-		   scratch->mram_offset >= 8199 + 64))
+	if (ok && (scratch->size != 100 || scratch->offset < 8199 ||
+		   scratch->offset >= 8199 + 64))
 		ok = set_why(c, "mram_scratch at %" PRIu64 " size %" PRIu64
 			     ", expected size 100 within [8199, 8263)",
-			     scratch->mram_offset, scratch->size);
-	if (ok && (local->mram_offset != scratch->mram_offset + 100 || local->size != 10))
+			     scratch->offset, scratch->size);
+	if (ok && (local->offset != scratch->offset + 100 || local->size != 10))
 		ok = set_why(c, "mram_local at %" PRIu64 " size %" PRIu64 ", expected %" PRIu64
-			     " size 10", local->mram_offset, local->size,
-			     scratch->mram_offset + 100);
+			     " size 10", local->offset, local->size,
+			     scratch->offset + 100);
 	if (ok && (dpusim_program_find(prog, "host_bss") || dpusim_program_find(prog, "main") ||
 		   dpusim_program_find(prog, "data_mram_like")))
 		ok = set_why(c, "non-MRAM symbol present");
@@ -922,7 +922,7 @@ static bool case_corrupted_bytes_survive(struct ctx *c)
 			for (size_t k = 0; k < prog->nr_symbols; k++) {
 				const struct dpusim_symbol *s = &prog->symbols[k];
 
-				if (s->size > MRAM_64M || s->mram_offset > MRAM_64M - s->size) {
+				if (s->size > MRAM_64M || s->offset > MRAM_64M - s->size) {
 					dpusim_program_free(prog);
 					free(buf);
 					return set_why(c, "byte %zu: '%s' outside MRAM", i, s->name);
@@ -1012,7 +1012,7 @@ static void *load_thread(void *p)
 		if (a->result)
 			break;
 		s = dpusim_program_find(prog, "mram_b");
-		if (!s || s->mram_offset != 0x1000)
+		if (!s || s->offset != 0x1000)
 			a->result = -1;
 		dpusim_program_free(prog);
 	}

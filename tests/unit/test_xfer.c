@@ -41,10 +41,10 @@ static struct dpu_program_t *hand_program(void)
 	}
 	prog->nr_symbols = 2;
 	prog->symbols[0].name = strdup("a");
-	prog->symbols[0].mram_offset = 64;
+	prog->symbols[0].offset = 64;
 	prog->symbols[0].size = 256;
 	prog->symbols[1].name = strdup("odd");
-	prog->symbols[1].mram_offset = 4100;
+	prog->symbols[1].offset = 4100;
 	prog->symbols[1].size = 16;
 	if (!prog->symbols[0].name || !prog->symbols[1].name) {
 		dpusim_program_free(prog);
