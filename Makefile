@@ -44,6 +44,31 @@ LIB_SO      := $(BUILD)/lib/libdpusim.so.$(VERSION)
 LIB_A       := $(BUILD)/lib/libdpusim.a
 PUBLIC_HDRS := $(wildcard include/*.h)
 
+# DPU-side runtime (linked into every DPU program by tools/dpusim-cc)
+DPURT_SRCS  := $(wildcard lib/dpurt/*.c)
+DPURT_OBJS  := $(DPURT_SRCS:lib/dpurt/%.c=$(BUILD)/dpurt/%.o)
+DPURT_A     := $(BUILD)/lib/libdpusim-dpurt.a
+DPURT_HDRS  := $(wildcard include/dpurt/*.h)
+DPURT_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -Iinclude/dpurt -Ilib/dpurt $(CFLAGS)
+DPU_TOOLS   := tools/dpusim-cc tools/dpu-upmem-dpurte-clang tools/dpu-pkg-config
+# DPU test programs: build/tests/dpu/<name>, barrier_test once per tasklet
+# count (<name>_<N>t); DPU_NR_<name> is the NR_TASKLETS of the others.
+DPUCC       := DPUSIM_BUILD=$(abspath $(BUILD)) tools/dpusim-cc
+DPU_CFLAGS  := -Wall -Wextra -Werror -O2 -g
+DPU_BARRIER_NRS := 1 2 16 24
+DPU_NR_mutex_test := 16
+DPU_NR_handshake_test := 8
+DPU_NR_alloc_test := 4
+DPU_NR_globals := 4
+DPU_NR_log := 4
+DPU_NR_vecadd := 16
+DPU_NR_pivot := 1
+DPU_NR_mram_fault := 2
+DPU_NR_crash := 2
+DPU_TEST_SRCS := $(filter-out tests/user/dpu/barrier_test.c,$(wildcard tests/user/dpu/*.c))
+DPU_TESTS   := $(patsubst tests/user/dpu/%.c,$(BUILD)/tests/dpu/%,$(DPU_TEST_SRCS)) \
+               $(patsubst %,$(BUILD)/tests/dpu/barrier_test_%t,$(DPU_BARRIER_NRS))
+
 TOOL        := $(BUILD)/bin/dpusim
 TOOL_SRCS   := $(wildcard tools/dpusim/*.c)
 EXAMPLES    := $(patsubst tools/examples/%.c,$(BUILD)/examples/%,$(wildcard tools/examples/*.c))
@@ -63,9 +88,9 @@ module: $(KSOURCES)
 	@cp -p include/uapi/dpusim.h $(MODDIR)/include/uapi/
 	$(MAKE) -C $(KDIR) M=$(abspath $(MODDIR)) $(if $(C),C=$(C)) modules
 
-lib: $(LIB_SO) $(LIB_A)
+lib: $(LIB_SO) $(LIB_A) $(DPURT_A)
 tool: $(TOOL)
-tests: $(UNIT_TESTS) $(USER_TESTS)
+tests: $(UNIT_TESTS) $(USER_TESTS) $(DPU_TESTS)
 examples: $(EXAMPLES)
 bench: $(BENCH)
 
@@ -88,6 +113,23 @@ $(LIB_A): $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
+$(DPURT_OBJS): $(BUILD)/dpurt/%.o: lib/dpurt/%.c $(wildcard lib/dpurt/*.h) $(DPURT_HDRS) include/uapi/dpusim.h
+	@mkdir -p $(dir $@)
+	$(CC) $(DPURT_CFLAGS) -c $< -o $@
+
+$(DPURT_A): $(DPURT_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/tests/dpu/barrier_test_%t: tests/user/dpu/barrier_test.c $(DPURT_A) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
+	@mkdir -p $(dir $@)
+	$(DPUCC) $(DPU_CFLAGS) -DNR_TASKLETS=$* -o $@ $<
+
+$(BUILD)/tests/dpu/%: tests/user/dpu/%.c $(DPURT_A) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
+	@mkdir -p $(dir $@)
+	$(DPUCC) $(DPU_CFLAGS) -DNR_TASKLETS=$(or $(DPU_NR_$*),1) -o $@ $<
+
 # Programs link the static library so they run in the VM without installing.
 $(TOOL): $(TOOL_SRCS) $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -100,6 +142,11 @@ $(BUILD)/examples/%: tools/examples/%.c $(LIB_A)
 $(BUILD)/bench/%: tools/bench/%.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_A) $(LIB_LDLIBS)
+
+# The runtime's unit tests run tasklets in the test process (no kernel).
+$(BUILD)/tests/unit/test_dpurt: tests/unit/test_dpurt.c $(wildcard tests/unit/*.h) $(DPURT_A) $(DPURT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -Itests/unit -Iinclude/dpurt -Ilib/dpurt -o $@ $< $(DPURT_A) -lpthread
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -123,8 +170,16 @@ $(BUILD)/tests/user/%: tests/user/%.c $(wildcard tests/user/*.h) $(LIB_A) $(KSEL
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTEST_CFLAGS) -I$(KSELFTEST) -o $@ $< $(LIB_A) $(LIB_LDLIBS)
 
-install: $(LIB_SO) $(LIB_A) $(TOOL)
+install: $(LIB_SO) $(LIB_A) $(TOOL) $(DPURT_A)
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/dpusim/uapi $(DESTDIR)$(BINDIR) $(DESTDIR)$(UDEVDIR)
+	install -d $(DESTDIR)$(INCLUDEDIR)/dpusim/dpurt $(DESTDIR)$(LIBDIR)/dpusim
+	install -m 0644 $(DPURT_HDRS) $(DESTDIR)$(INCLUDEDIR)/dpusim/dpurt/
+	install -m 0644 $(DPURT_A) lib/dpurt/dpu.ld lib/dpurt/user.ld $(DESTDIR)$(LIBDIR)/dpusim/
+	sed -e 's|@DPURT_INCDIR@|$(INCLUDEDIR)/dpusim/dpurt|; s|@DPURT_LIBDIR@|$(LIBDIR)/dpusim|' \
+		tools/dpusim-cc > $(DESTDIR)$(BINDIR)/dpusim-cc
+	chmod 0755 $(DESTDIR)$(BINDIR)/dpusim-cc
+	ln -sf dpusim-cc $(DESTDIR)$(BINDIR)/dpu-upmem-dpurte-clang
+	install -m 0755 tools/dpu-pkg-config $(DESTDIR)$(BINDIR)/
 	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libdpusim.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdpusim.so.$(SOVERSION)
 	ln -sf libdpusim.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libdpusim.so

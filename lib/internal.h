@@ -80,6 +80,9 @@ void dpusim_workers_stop(struct dpu_rank_t *rank);
  */
 dpu_error_t dpusim_launch_sync(struct dpusim_set_props *props, const char *fn);
 
+/* DPU_ERR_DPU_ALREADY_RUNNING (logged) if a DPU of the set runs. */
+dpu_error_t dpusim_set_running(struct dpusim_set_props *props, const char *fn);
+
 /* Wait until no DPU of the set runs (faults are not looked at). */
 dpu_error_t dpusim_launch_wait(struct dpusim_set_props *props, const char *fn);
 

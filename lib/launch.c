@@ -445,6 +445,41 @@ DPUSIM_API dpu_error_t dpu_status(struct dpu_set_t dpu_set, bool *done,
 	return ret;
 }
 
+dpu_error_t dpusim_set_running(struct dpusim_set_props *props, const char *fn)
+{
+	uint32_t i, running = 0;
+	char eb[128];
+
+	for (i = 0; i < props->nr_ranks; i++) {
+		struct dpu_rank_t *rank = props->ranks[i];
+		struct dpusim_dpu_state *states;
+		struct dpusim_dpu_status st;
+		int r;
+
+		if (rank->fd < 0)
+			continue;
+		states = calloc(rank->nr_dpus, sizeof(*states));
+		if (!states) {
+			dpusim_log("%s: out of memory", fn);
+			return DPU_ERR_SYSTEM;
+		}
+		r = rank_status(rank, 0, rank->nr_dpus, states, &st);
+		free(states);
+		if (r < 0) {
+			dpusim_log("%s: rank%u: DPUSIM_IOCTL_DPU_STATUS: %s", fn,
+				   rank->index, dpusim_strerror(errno, eb, sizeof(eb)));
+			return DPU_ERR_DRIVER;
+		}
+		running += st.nr_running;
+	}
+	if (running) {
+		dpusim_log("%s: %u DPUs of the set are running a program: wait for them (dpu_sync) first",
+			   fn, running);
+		return DPU_ERR_DPU_ALREADY_RUNNING;
+	}
+	return DPU_OK;
+}
+
 dpu_error_t dpusim_launch_wait(struct dpusim_set_props *props, const char *fn)
 {
 	uint32_t i;

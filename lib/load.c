@@ -103,7 +103,8 @@ static dpu_error_t install(struct dpusim_set_props *props,
 	uint32_t i;
 
 	pthread_mutex_lock(&props->lock);
-	if (prog->runnable)
+	ret = dpusim_set_running(props, fn);
+	if (ret == DPU_OK && prog->runnable)
 		ret = load_images(props, prog, fn);
 	if (ret != DPU_OK) {
 		pthread_mutex_unlock(&props->lock);

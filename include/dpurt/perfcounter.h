@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfcounter.h - the DPU's performance counter (UPMEM SDK 2023.2 names).
+ *
+ * Simulated: the counter is the time elapsed on the host's monotonic clock
+ * since the counter was last reset (or the launch began), converted to
+ * cycles of a 350 MHz DPU clock (CLOCKS_PER_SEC = 350000000).  One counter
+ * per DPU, shared by its tasklets, as on hardware.  COUNT_INSTRUCTIONS
+ * counts the same simulated cycles (one instruction per cycle);
+ * COUNT_NOTHING freezes the counter.  The figures measure the host running
+ * the simulation, not a real DPU.
+ */
+#ifndef DPUSYSCORE_PERFCOUNTER_H
+#define DPUSYSCORE_PERFCOUNTER_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef uint64_t perfcounter_t;
+
+typedef enum _perfcounter_config_t {
+	COUNT_SAME = 0,
+	COUNT_CYCLES = 1,
+	COUNT_INSTRUCTIONS = 2,
+	COUNT_NOTHING = 3,
+	COUNT_DISABLE_BOTH = 6,
+	COUNT_ENABLE_BOTH = 7,
+} perfcounter_config_t;
+
+#define DPURT_CLOCK_HZ 350000000u
+
+/*
+ * The SDK's CLOCKS_PER_SEC is the DPU clock; <time.h> (included above, so
+ * that a later include changes nothing) defines the C library's.
+ */
+extern const volatile uint32_t __dpurt_clocks_per_sec;
+#undef CLOCKS_PER_SEC
+#define CLOCKS_PER_SEC __dpurt_clocks_per_sec
+
+perfcounter_t perfcounter_get(void);
+perfcounter_t perfcounter_config(perfcounter_config_t config, bool reset_value);
+
+typedef struct {
+	perfcounter_t cycles;
+	perfcounter_t instr;
+} perfcounter_pair_t;
+
+perfcounter_pair_t perfcounter_get_both(bool should_reset);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DPUSYSCORE_PERFCOUNTER_H */

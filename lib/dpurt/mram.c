@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mram.c - mram_read/mram_write with the hardware's rules; a broken rule
+ * faults the DPU with a reason naming the call, the value and the tasklet.
+ */
+#include "dpurt.h"
+
+#include <string.h>
+
+#include <mram.h>
+
+uintptr_t dpurt_mram_addr(uintptr_t addr, uint64_t len)
+{
+	uint64_t size = dpurt_ctx.mram_size;
+
+	if (addr < size)  /* a bare offset, as the DPU's DMA engine sees it */
+		addr += DPURT_MRAM_BASE;
+	if (addr < DPURT_MRAM_BASE || addr - DPURT_MRAM_BASE > size ||
+	    len > size - (addr - DPURT_MRAM_BASE))
+		return 0;
+	return addr;
+}
+
+static __attribute__((noreturn, noinline)) void rule(const char *call, const char *what,
+						      uint64_t value, bool hex, const char *tail)
+{
+	struct dpurt_msg m = { .len = 0 };
+
+	dpurt_msg_str(&m, call);
+	dpurt_msg_str(&m, ": ");
+	dpurt_msg_str(&m, what);
+	dpurt_msg_str(&m, " ");
+	if (hex)
+		dpurt_msg_hex(&m, value);
+	else
+		dpurt_msg_dec(&m, value);
+	dpurt_msg_str(&m, tail);
+	dpurt_msg_tasklet(&m);
+	dpurt_fault(m.buf);
+}
+
+static uintptr_t check(const char *call, uintptr_t mram, uintptr_t wram, unsigned int n)
+{
+	uintptr_t p;
+
+	if (n < 8)
+		rule(call, "size", n, false, " below 8");
+	if (n > 2048)
+		rule(call, "size", n, false, " above 2048");
+	if (n % 8)
+		rule(call, "size", n, false, " not a multiple of 8");
+	if (mram % 8)
+		rule(call, "MRAM", mram, true, " unaligned");
+	if (wram % 8)
+		rule(call, "WRAM", wram, true, " unaligned");
+	p = dpurt_mram_addr(mram, n);
+	if (!p) {
+		struct dpurt_msg m = { .len = 0 };
+
+		dpurt_msg_str(&m, call);
+		dpurt_msg_str(&m, ": ");
+		dpurt_msg_hex(&m, mram);
+		dpurt_msg_str(&m, "+");
+		dpurt_msg_dec(&m, n);
+		dpurt_msg_str(&m, " outside MRAM");
+		dpurt_msg_tasklet(&m);
+		dpurt_fault(m.buf);
+	}
+	return p;
+}
+
+void mram_read(const __mram_ptr void *from, void *to, unsigned int nb_of_bytes)
+{
+	uintptr_t p = check("mram_read", (uintptr_t)from, (uintptr_t)to, nb_of_bytes);
+
+	memcpy(to, (const void *)p, nb_of_bytes);
+}
+
+void mram_write(const void *from, __mram_ptr void *to, unsigned int nb_of_bytes)
+{
+	uintptr_t p = check("mram_write", (uintptr_t)to, (uintptr_t)from, nb_of_bytes);
+
+	memcpy((void *)p, from, nb_of_bytes);
+}

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+/*
+ * worker.c - main() of every DPU program built by dpusim-cc.
+ *
+ * `prog --dpusim-worker` (spawned by libdpusim with the worker file on fd
+ * DPUSIM_WORKER_FD, 3) loops: CLAIM a DPU, map its WRAM at 0x06000000 and
+ * its MRAM at 0x08000000 (MAP_SHARED|MAP_FIXED), run NR_TASKLETS threads of
+ * the program's main (renamed __dpusim_dpu_main by dpusim-cc), FINISH.
+ * ESHUTDOWN from CLAIM: exit 0; any other CLAIM error: exit 1.  A fault
+ * reports FINISH/FAULT and re-executes the program (run.c).
+ */
+#include "dpurt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "uapi/dpusim.h"
+
+_Static_assert(DPURT_REASON_LEN == DPUSIM_REASON_LEN, "reason length");
+
+/* The program's main, renamed by dpusim-cc. */
+extern int __dpusim_dpu_main(void);
+/* Written by dpusim-cc into the .dpusim.program section. */
+extern const struct dpurt_program_desc __dpusim_program;
+/* dpusim-cc's linker script: end of the WRAM globals. */
+extern char __dpusim_wram_end[];
+
+/* The DPU's log, read by dpu_log_read(). */
+__attribute__((section(".mram.noinit"), aligned(8), used))
+unsigned char __stdout_buffer[DPURT_LOG_SIZE];
+
+static void finish_fault(const char *reason)
+{
+	struct dpusim_worker_finish fin;
+
+	memset(&fin, 0, sizeof(fin));
+	fin.size = sizeof(fin);
+	fin.flags = DPUSIM_FINISH_FAULT;
+	fin.dpu = dpurt_worker_dpu;
+	strncpy(fin.reason, reason, sizeof(fin.reason) - 1);
+	while (ioctl(dpurt_worker_fd, DPUSIM_IOCTL_WORKER_FINISH, &fin) < 0 && errno == EINTR)
+		;
+}
+
+static int run_claimed(const struct dpusim_worker_claim *c)
+{
+	struct dpurt_config cfg;
+	struct dpurt_result res;
+	struct dpusim_worker_finish fin;
+	uintptr_t wram_end = (uintptr_t)__dpusim_wram_end;
+	void *w, *m;
+	int ret;
+
+	dpurt_worker_dpu = c->dpu;
+	dpurt_ctx.wram_size = c->wram_size;
+	dpurt_ctx.mram_size = c->mram_size;
+	w = mmap((void *)DPURT_WRAM_BASE, c->wram_size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, dpurt_worker_fd, DPUSIM_MMAP_WRAM(c->dpu));
+	m = mmap((void *)DPURT_MRAM_BASE, c->mram_size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, dpurt_worker_fd, DPUSIM_MMAP_MRAM(c->dpu));
+	if (w == MAP_FAILED || m == MAP_FAILED) {
+		char reason[128];
+
+		snprintf(reason, sizeof(reason), "worker: mmap of %s failed: %s",
+			 w == MAP_FAILED ? "WRAM" : "MRAM", strerror(errno));
+		finish_fault(reason);
+		return -1; /* the old mappings may be gone: start afresh */
+	}
+	if (wram_end - DPURT_WRAM_BASE > c->wram_size) {
+		char reason[128];
+
+		snprintf(reason, sizeof(reason), "WRAM globals take %lu bytes, WRAM has %u",
+			 (unsigned long)(wram_end - DPURT_WRAM_BASE), c->wram_size);
+		finish_fault(reason);
+		return 0;
+	}
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.entry = __dpusim_dpu_main;
+	cfg.nr_tasklets = __dpusim_program.nr_tasklets;
+	cfg.wram_size = c->wram_size;
+	cfg.mram_size = c->mram_size;
+	cfg.heap_start = wram_end;
+	cfg.log = (c->mram_size >= (uint64_t)((uintptr_t)__stdout_buffer - DPURT_MRAM_BASE) + DPURT_LOG_SIZE)
+		  ? (struct dpurt_log *)__stdout_buffer : NULL;
+	ret = dpurt_run_dpu(&cfg, &res);
+	if (ret) {
+		char reason[128];
+
+		snprintf(reason, sizeof(reason), "worker: cannot run the program: %s",
+			 strerror(-ret));
+		finish_fault(reason);
+		return 0;
+	}
+	/* Faults and halt() never come back here (run.c). */
+	memset(&fin, 0, sizeof(fin));
+	fin.size = sizeof(fin);
+	fin.dpu = c->dpu;
+	while (ioctl(dpurt_worker_fd, DPUSIM_IOCTL_WORKER_FINISH, &fin) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, "dpusim worker: FINISH of DPU %u: %s\n", c->dpu,
+				strerror(errno));
+			exit(1);
+		}
+	}
+	return 0;
+}
+
+static void reexec_self(char **argv)
+{
+	extern char **environ;
+
+	execve("/proc/self/exe", argv, environ);
+	execve(argv[0], argv, environ);
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	const char *env = getenv("DPUSIM_WORKER_FD");
+	sigset_t none;
+	int fd, flags;
+
+	if (argc < 2 || strcmp(argv[1], "--dpusim-worker") != 0) {
+		fprintf(stderr,
+			"%s: a DPU program built by dpusim-cc; a host program runs it with dpu_load() and dpu_launch()\n",
+			argc > 0 && argv[0] ? argv[0] : "dpu-program");
+		return 2;
+	}
+	dpurt_argv = argv;
+	fd = env && *env ? atoi(env) : 3;
+	flags = fcntl(fd, F_GETFD);
+	if (fd < 0 || flags < 0) {
+		fprintf(stderr, "%s: no worker file on fd %d\n", argv[0], fd);
+		return 1;
+	}
+	/* The fault path re-executes: the worker file must survive it. */
+	fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
+	/* ...and a fault handler's blocked signal must not stay blocked. */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	dpurt_worker_fd = fd;
+
+	for (;;) {
+		struct dpusim_worker_claim c;
+
+		memset(&c, 0, sizeof(c));
+		c.size = sizeof(c);
+		if (ioctl(fd, DPUSIM_IOCTL_WORKER_CLAIM, &c) < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ESHUTDOWN)
+				exit(0);
+			fprintf(stderr, "%s: CLAIM: %s\n", argv[0], strerror(errno));
+			exit(1);
+		}
+		if (run_claimed(&c) < 0)
+			reexec_self(argv);
+	}
+}

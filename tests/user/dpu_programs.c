@@ -1,0 +1,786 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Integration tests of DPU programs (issue 9): programs built by
+ * tools/dpusim-cc (tests/user/dpu/, built into build/tests/dpu/) loaded
+ * with dpu_load and run with dpu_launch on the real rank devices. Every
+ * runtime primitive (barriers with 1 to 24 tasklets, mutexes, handshakes,
+ * mem_alloc, the MRAM rules, per-DPU globals, __host round trips, logs),
+ * the launch policies, dpu_status, dpu_sync, dpu_callback, faults and
+ * crashes, a transfer to a running DPU, and a killed host that must leave
+ * no worker behind. Each test allocates its own set (the harness forks per
+ * test, so the ranks are released when it ends).
+ */
+#include <dirent.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include <dpu.h>
+#include <dpu_log.h>
+#include <dpu_management.h>
+
+#include "kselftest_harness.h"
+#include "common.h"
+
+#define DPU_BIN(name) "build/tests/dpu/" name
+
+/* ------------------------------------------------------------ helpers */
+
+/* Runs fn with stderr going to a memfd; returns what it printed. */
+struct capture {
+	int saved;
+	int fd;
+};
+
+static void cap_begin(struct capture *c)
+{
+	fflush(stderr);
+	c->fd = memfd_create("stderr", 0);
+	c->saved = dup(2);
+	dup2(c->fd, 2);
+}
+
+static char *cap_end(struct capture *c)
+{
+	off_t n;
+	char *s;
+
+	fflush(stderr);
+	dup2(c->saved, 2);
+	close(c->saved);
+	n = lseek(c->fd, 0, SEEK_END);
+	s = calloc(1, (size_t)n + 1);
+	if (s && n > 0)
+		pread(c->fd, s, (size_t)n, 0);
+	close(c->fd);
+	return s;
+}
+
+static uint32_t get_u32(struct dpu_set_t dpu, const char *sym)
+{
+	uint32_t v = 0xdeadbeef;
+
+	if (dpu_copy_from(dpu, sym, 0, &v, sizeof(v)) != DPU_OK)
+		return 0xdeadbeef;
+	return v;
+}
+
+static uint64_t get_u64(struct dpu_set_t dpu, const char *sym)
+{
+	uint64_t v = ~0ULL;
+
+	if (dpu_copy_from(dpu, sym, 0, &v, sizeof(v)) != DPU_OK)
+		return ~0ULL;
+	return v;
+}
+
+static dpu_error_t put_u32(struct dpu_set_t set, const char *sym, uint32_t v)
+{
+	return dpu_copy_to(set, sym, 0, &v, sizeof(v));
+}
+
+/* Launch with stderr captured; *msg gets what the library printed. */
+static dpu_error_t launch_capture(struct dpu_set_t set, char **msg)
+{
+	struct capture c;
+	dpu_error_t r;
+
+	cap_begin(&c);
+	r = dpu_launch(set, DPU_SYNCHRONOUS);
+	*msg = cap_end(&c);
+	return r;
+}
+
+/* Processes whose executable is path (workers of a DPU program). */
+static int count_processes_of(const char *path)
+{
+	char want[PATH_MAX], link[300], got[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	if (!realpath(path, want))
+		return -1;
+	d = opendir("/proc");
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		ssize_t len;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(link, sizeof(link), "/proc/%s/exe", e->d_name);
+		len = readlink(link, got, sizeof(got) - 1);
+		if (len <= 0)
+			continue;
+		got[len] = '\0';
+		if (!strcmp(got, want))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* ------------------------------------------------------------ barriers */
+
+static void barrier_case(struct __test_metadata *_metadata, const char *bin,
+			 uint32_t tasklets)
+{
+	struct dpu_set_t set, dpu;
+	uint32_t i;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(4, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, bin, NULL));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu, i) {
+		EXPECT_EQ(0, get_u32(dpu, "errors"));
+		EXPECT_EQ(200, get_u32(dpu, "rounds"));
+		EXPECT_EQ(tasklets, get_u32(dpu, "tasklets"));
+		EXPECT_EQ(2, get_u32(dpu, "launches"));
+	}
+	dpu_free(set);
+}
+
+TEST(barrier_1_tasklet) { barrier_case(_metadata, DPU_BIN("barrier_test_1t"), 1); }
+TEST(barrier_2_tasklets) { barrier_case(_metadata, DPU_BIN("barrier_test_2t"), 2); }
+TEST(barrier_16_tasklets) { barrier_case(_metadata, DPU_BIN("barrier_test_16t"), 16); }
+TEST(barrier_24_tasklets) { barrier_case(_metadata, DPU_BIN("barrier_test_24t"), 24); }
+
+/* ------------------------------------------------------------ sync */
+
+TEST(mutexes_keep_counters_exact)
+{
+	struct dpu_set_t set, dpu;
+	uint32_t i;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(2, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("mutex_test"), NULL));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu, i) {
+		uint64_t want = get_u64(dpu, "expected");
+
+		EXPECT_EQ(16 * 2000, want);
+		EXPECT_EQ(want, get_u64(dpu, "counter_a"));
+		EXPECT_EQ(want, get_u64(dpu, "counter_b"));
+		EXPECT_EQ(want, get_u64(dpu, "counter_c"));
+	}
+	dpu_free(set);
+}
+
+TEST(handshake_relay)
+{
+	struct dpu_set_t set, dpu;
+	uint32_t i;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(2, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("handshake_test"), NULL));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu, i) {
+		EXPECT_EQ(0 + 1 + 2 + 3 + 4 + 5 + 6 + 7, get_u32(dpu, "token"));
+		EXPECT_EQ(0, get_u32(dpu, "order_errors"));
+		EXPECT_EQ(0, get_u32(dpu, "status"));
+	}
+	dpu_free(set);
+}
+
+/* ------------------------------------------------------------ mem_alloc */
+
+TEST(mem_alloc_aligned_in_wram)
+{
+	struct dpu_set_t set, dpu;
+	uint32_t i;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(2, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("alloc_test"), NULL));
+	ASSERT_EQ(DPU_OK, put_u32(set, "mode", 0));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu, i) {
+		uint32_t heap = get_u32(dpu, "heap_start");
+
+		EXPECT_EQ(0, get_u32(dpu, "errors"));
+		EXPECT_EQ(0, heap % 8);
+		EXPECT_GE(heap, 0x06000000u);
+		EXPECT_LT(heap, 0x06000000u + 65536);
+	}
+	dpu_free(set);
+}
+
+TEST(mem_alloc_exhaustion_faults)
+{
+	struct dpu_set_t set;
+	bool done, fault;
+	char *msg;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(1, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("alloc_test"), NULL));
+	ASSERT_EQ(DPU_OK, put_u32(set, "mode", 1));
+	EXPECT_EQ(DPU_ERR_DPU_FAULT, launch_capture(set, &msg));
+	EXPECT_NE(NULL, strstr(msg, "faulted: mem_alloc: 4096 bytes, WRAM has"));
+	free(msg);
+	ASSERT_EQ(DPU_OK, dpu_status(set, &done, &fault));
+	EXPECT_TRUE(done);
+	EXPECT_TRUE(fault);
+	/* the worker starts afresh: the next run is clean */
+	ASSERT_EQ(DPU_OK, put_u32(set, "mode", 0));
+	EXPECT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	ASSERT_EQ(DPU_OK, dpu_status(set, &done, &fault));
+	EXPECT_FALSE(fault);
+	dpu_free(set);
+}
+
+/* ------------------------------------------------------------ MRAM rules */
+
+static const struct {
+	uint32_t mode;
+	const char *reason;
+} mram_rules[] = {
+	{ 1, "mram_read: size 12 not a multiple of 8 (tasklet 1)" },
+	{ 2, "mram_read: size 4096 above 2048 (tasklet 1)" },
+	{ 3, "mram_read: size 4 below 8 (tasklet 1)" },
+	{ 4, "unaligned (tasklet 1)" },
+	{ 5, "mram_write: WRAM 0x" },
+	{ 6, "outside MRAM (tasklet 1)" },
+};
+
+TEST(mram_rule_violations_fault_the_dpu)
+{
+	struct dpu_set_t set, dpu;
+	unsigned int k;
+	uint32_t i;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(2, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("mram_fault"), NULL));
+	ASSERT_EQ(DPU_OK, put_u32(set, "tasklet", 1));
+	for (k = 0; k < sizeof(mram_rules) / sizeof(mram_rules[0]); k++) {
+		char *msg;
+
+		ASSERT_EQ(DPU_OK, put_u32(set, "mode", mram_rules[k].mode));
+		EXPECT_EQ(DPU_ERR_DPU_FAULT, launch_capture(set, &msg));
+		/* both DPUs named, with the reason */
+		EXPECT_NE(NULL, strstr(msg, "DPU 0 of the set"));
+		EXPECT_NE(NULL, strstr(msg, "DPU 1 of the set"));
+		if (!strstr(msg, mram_rules[k].reason))
+			TH_LOG("mode %u: %s", mram_rules[k].mode, msg);
+		EXPECT_NE(NULL, strstr(msg, mram_rules[k].reason));
+		free(msg);
+	}
+	ASSERT_EQ(DPU_OK, put_u32(set, "mode", 0));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu, i)
+		EXPECT_EQ(0x600d, get_u32(dpu, "result"));
+	dpu_free(set);
+}
+
+/* ------------------------------------------------------------ globals */
+
+TEST(globals_are_per_dpu_across_256_dpus)
+{
+	struct dpu_set_t set, dpu;
+	uint32_t ids[256], i, n;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(256, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_get_nr_dpus(set, &n));
+	ASSERT_EQ(256, n);
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("globals"), NULL));
+	DPU_FOREACH(set, dpu, i) {
+		ids[i] = i + 1;
+		ASSERT_EQ(DPU_OK, dpu_prepare_xfer(dpu, &ids[i]));
+	}
+	ASSERT_EQ(DPU_OK, dpu_push_xfer(set, DPU_XFER_TO_DPU, "dpu_id", 0, 4,
+					DPU_XFER_DEFAULT));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu, i) {
+		EXPECT_EQ((i + 1) * 1000 + 7, get_u32(dpu, "output"));
+		EXPECT_EQ((i + 1) * 3, get_u32(dpu, "echo"));
+		EXPECT_EQ(2, get_u32(dpu, "launches"));
+		EXPECT_EQ(0x12345678, get_u32(dpu, "init_check"));
+	}
+	dpu_free(set);
+}
+
+/* ------------------------------------------------------------ __host */
+
+TEST(host_variables_4_and_12_bytes_round_trip)
+{
+	struct { uint32_t a, b, c; } in12 = { 1, 20, 300 }, out12;
+	struct dpu_set_t set, dpu;
+	uint32_t in4 = 0x0f0f1234, out4, i;
+	struct dpu_program_t *prog;
+	struct dpu_symbol_t sym;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(2, "sgXferEnable=true", &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("hostvar"), &prog));
+	ASSERT_EQ(DPU_OK, dpu_copy_to(set, "in4", 0, &in4, 4));
+	ASSERT_EQ(DPU_OK, dpu_broadcast_to(set, "in12", 0, &in12, 12, DPU_XFER_DEFAULT));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu, i) {
+		ASSERT_EQ(DPU_OK, dpu_copy_from(dpu, "out4", 0, &out4, 4));
+		EXPECT_EQ(~in4, out4);
+		ASSERT_EQ(DPU_OK, dpu_copy_from(dpu, "out12", 0, &out12, 12));
+		EXPECT_EQ(301, out12.a);
+		EXPECT_EQ(40, out12.b);
+		EXPECT_EQ(0xfffffffe, out12.c);
+	}
+	/* WRAM symbols: WRAM addresses, the 4-byte rule, the symbol variants */
+	ASSERT_EQ(DPU_OK, dpu_get_symbol(prog, "out12", &sym));
+	EXPECT_LT(sym.address, DPU_MRAM_BASE);
+	EXPECT_EQ(12, sym.size);
+	DPU_FOREACH(set, dpu, i) {
+		memset(&out12, 0, sizeof(out12));
+		ASSERT_EQ(DPU_OK, dpu_copy_from_symbol(dpu, sym, 4, &out12, 8));
+		EXPECT_EQ(40, out12.a);
+		EXPECT_EQ(0xfffffffe, out12.b);
+	}
+	EXPECT_EQ(DPU_ERR_INVALID_WRAM_ACCESS, dpu_copy_to(set, "in12", 0, &in12, 6));
+	EXPECT_EQ(DPU_ERR_INVALID_WRAM_ACCESS, dpu_copy_to(set, "in12", 2, &in12, 4));
+	EXPECT_EQ(DPU_ERR_INVALID_WRAM_ACCESS, dpu_copy_to(set, "in12", 8, &in12, 8));
+	EXPECT_EQ(DPU_ERR_SG_NOT_MRAM_SYMBOL,
+		  dpu_push_sg_xfer(set, DPU_XFER_TO_DPU, "in12", 0, 12,
+				   &(get_block_t){ 0 }, 0));
+	ASSERT_EQ(DPU_OK, dpu_get_symbol(prog, "__stdout_buffer", &sym));
+	EXPECT_GE(sym.address, DPU_MRAM_BASE);
+	dpu_free(set);
+}
+
+/* ------------------------------------------------------------ logs */
+
+TEST(log_read_per_dpu)
+{
+	struct dpu_set_t set, dpu;
+	char *buf = NULL, line[128];
+	uint32_t i, vals[2] = { 11, 22 };
+	size_t len = 0;
+	FILE *f;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(2, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("log"), NULL));
+	ASSERT_EQ(DPU_OK, put_u32(set, "mode", 0));
+	DPU_FOREACH(set, dpu, i)
+		ASSERT_EQ(DPU_OK, dpu_copy_to(dpu, "dpu_value", 0, &vals[i], 4));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu, i) {
+		f = open_memstream(&buf, &len);
+		ASSERT_NE(NULL, f);
+		ASSERT_EQ(DPU_OK, dpu_log_read(dpu, f));
+		fclose(f);
+		snprintf(line, sizeof(line), "=== DPU#0x%x ===\n",
+			 dpu_get_id(dpu_from_set(dpu)));
+		EXPECT_EQ(0, strncmp(buf, line, strlen(line)));
+		for (uint32_t t = 0; t < 4; t++) {
+			snprintf(line, sizeof(line), "tasklet %u of 4: dpu_value %u", t, vals[i]);
+			EXPECT_NE(NULL, strstr(buf, line));
+		}
+		EXPECT_NE(NULL, strstr(buf, "puts line\n"));
+		EXPECT_NE(NULL, strstr(buf, "ok\n"));
+		EXPECT_EQ(NULL, strstr(buf, "lost"));
+		free(buf);
+		buf = NULL;
+	}
+	/* a set of more than one DPU is refused, as the SDK */
+	EXPECT_EQ(DPU_ERR_INVALID_DPU_SET, dpu_log_read(set, stdout));
+	dpu_free(set);
+}
+
+TEST(log_overflow_is_reported)
+{
+	struct dpu_set_t set, dpu;
+	char *buf = NULL;
+	size_t len = 0;
+	uint32_t i;
+	FILE *f;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(1, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("log"), NULL));
+	ASSERT_EQ(DPU_OK, put_u32(set, "mode", 1));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu, i) {
+		f = open_memstream(&buf, &len);
+		ASSERT_NE(NULL, f);
+		EXPECT_EQ(DPU_ERR_LOG_BUFFER_TOO_SMALL, dpu_log_read(dpu, f));
+		fclose(f);
+		EXPECT_NE(NULL, strstr(buf, "line 0000 "));
+		EXPECT_EQ(NULL, strstr(buf, "line 0699 "));
+		EXPECT_NE(NULL, strstr(buf, "bytes of this DPU's log were lost: the log holds 65528]"));
+		free(buf);
+		buf = NULL;
+	}
+	/* the next run starts with an empty log */
+	ASSERT_EQ(DPU_OK, put_u32(set, "mode", 0));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu, i) {
+		f = open_memstream(&buf, &len);
+		ASSERT_EQ(DPU_OK, dpu_log_read(dpu, f));
+		fclose(f);
+		EXPECT_EQ(NULL, strstr(buf, "line 0000"));
+		free(buf);
+		buf = NULL;
+	}
+	dpu_free(set);
+}
+
+/* ------------------------------------------------------------ policies */
+
+TEST(async_launch_status_and_sync)
+{
+	struct dpu_set_t set, dpu;
+	bool done, fault;
+	uint32_t i;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(8, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("globals"), NULL));
+	DPU_FOREACH(set, dpu, i)
+		ASSERT_EQ(DPU_OK, put_u32(dpu, "dpu_id", i));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_ASYNCHRONOUS));
+	ASSERT_EQ(DPU_OK, dpu_sync(set));
+	ASSERT_EQ(DPU_OK, dpu_status(set, &done, &fault));
+	EXPECT_TRUE(done);
+	EXPECT_FALSE(fault);
+	DPU_FOREACH(set, dpu, i)
+		EXPECT_EQ(i * 1000 + 7, get_u32(dpu, "output"));
+	EXPECT_EQ(DPU_ERR_INVALID_LAUNCH_POLICY, dpu_launch(set, 2));
+	dpu_free(set);
+}
+
+TEST(running_dpu_refuses_transfers_and_launches)
+{
+	struct dpu_set_t set, dpu;
+	uint64_t spins = 1;
+	bool done, fault;
+	uint32_t i, first = 1;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(2, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("endless"), NULL));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_ASYNCHRONOUS));
+	ASSERT_EQ(DPU_OK, dpu_status(set, &done, &fault));
+	EXPECT_FALSE(done);
+	EXPECT_FALSE(fault);
+	DPU_FOREACH(set, dpu, i) {
+		EXPECT_EQ(DPU_ERR_DPU_ALREADY_RUNNING,
+			  dpu_copy_to(dpu, "spins", 0, &spins, 8));
+		EXPECT_EQ(DPU_ERR_DPU_ALREADY_RUNNING,
+			  dpu_copy_to(dpu, DPU_MRAM_HEAP_POINTER_NAME, 0, &spins, 8));
+		EXPECT_EQ(DPU_ERR_DPU_ALREADY_RUNNING, dpu_launch(dpu, DPU_SYNCHRONOUS));
+		(void)first;
+	}
+	EXPECT_EQ(DPU_ERR_DPU_ALREADY_RUNNING,
+		  dpu_load(set, DPU_BIN("empty"), NULL));
+	/* dpu_free of a running set: dpusim.ko kills the workers */
+	EXPECT_EQ(DPU_OK, dpu_free(set));
+	EXPECT_EQ(0, count_processes_of(DPU_BIN("endless")));
+}
+
+struct cb_state {
+	uint32_t calls;
+	uint32_t mask;
+	uint32_t output0;
+	dpu_error_t ret;
+};
+
+static dpu_error_t count_cb(struct dpu_set_t rank, uint32_t idx, void *args)
+{
+	struct cb_state *s = args;
+	struct dpu_set_t dpu;
+	uint32_t n = 0;
+
+	s->calls++;
+	s->mask |= 1u << idx;
+	if (dpu_get_nr_dpus(rank, &n) != DPU_OK || !n)
+		return DPU_ERR_INTERNAL;
+	DPU_FOREACH(rank, dpu) {
+		dpu_copy_from(dpu, "output", 0, &s->output0, 4);
+		break;
+	}
+	return s->ret;
+}
+
+TEST(callbacks)
+{
+	struct cb_state s = { 0 };
+	struct dpu_set_t set, dpu;
+	uint32_t nr_ranks, i;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc_ranks(2, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_get_nr_ranks(set, &nr_ranks));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("globals"), NULL));
+	DPU_FOREACH(set, dpu, i)
+		ASSERT_EQ(DPU_OK, put_u32(dpu, "dpu_id", 5));
+	ASSERT_EQ(DPU_OK, dpu_callback(set, count_cb, &s, DPU_CALLBACK_DEFAULT));
+	EXPECT_EQ(nr_ranks, s.calls);
+	EXPECT_EQ((1u << nr_ranks) - 1, s.mask);
+	s = (struct cb_state){ 0 };
+	ASSERT_EQ(DPU_OK, dpu_callback(set, count_cb, &s, DPU_CALLBACK_SINGLE_CALL));
+	EXPECT_EQ(1, s.calls);
+	EXPECT_EQ(DPU_ERR_NONBLOCKING_SYNC_CALLBACK,
+		  dpu_callback(set, count_cb, &s, DPU_CALLBACK_NONBLOCKING));
+	/* ASYNC: after the launch queued before it; dpu_sync returns its error */
+	s = (struct cb_state){ .ret = DPU_ERR_INVALID_THREAD_ID };
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_ASYNCHRONOUS));
+	ASSERT_EQ(DPU_OK, dpu_callback(set, count_cb, &s,
+				       DPU_CALLBACK_ASYNC | DPU_CALLBACK_SINGLE_CALL));
+	EXPECT_EQ(DPU_ERR_INVALID_THREAD_ID, dpu_sync(set));
+	EXPECT_EQ(1, s.calls);
+	EXPECT_EQ(5 * 1000 + 7, s.output0);
+	EXPECT_EQ(DPU_OK, dpu_sync(set));
+	dpu_free(set);
+}
+
+/* ------------------------------------------------------------ crashes */
+
+TEST(crashing_dpu_is_reported_and_the_host_survives)
+{
+	static const char *const reasons[] = {
+		NULL, "SIGSEGV at 0x0 (tasklet 1)", "SIGFPE", "SIGABRT (tasklet 1)",
+	};
+	struct dpu_set_t set, dpu;
+	uint32_t mode, i;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(2, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("crash"), NULL));
+	ASSERT_EQ(DPU_OK, put_u32(set, "tasklet", 1));
+	for (mode = 1; mode <= 3; mode++) {
+		char *msg;
+
+		ASSERT_EQ(DPU_OK, put_u32(set, "mode", mode));
+		EXPECT_EQ(DPU_ERR_DPU_FAULT, launch_capture(set, &msg));
+		if (!strstr(msg, reasons[mode]))
+			TH_LOG("mode %u: %s", mode, msg);
+		EXPECT_NE(NULL, strstr(msg, reasons[mode]));
+		free(msg);
+	}
+	ASSERT_EQ(DPU_OK, put_u32(set, "mode", 0));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu, i)
+		EXPECT_EQ(1, get_u32(dpu, "result"));
+	dpu_free(set);
+}
+
+TEST(killed_host_leaves_no_worker)
+{
+	long long resident0 = sysfs_rank_attr(0, "mram_resident_bytes");
+	struct dpu_set_t set;
+	int pipefd[2], i;
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		close(pipefd[0]);
+		if (dpu_alloc_ranks(1, NULL, &set) != DPU_OK ||
+		    dpu_load(set, DPU_BIN("endless"), NULL) != DPU_OK ||
+		    dpu_launch(set, DPU_ASYNCHRONOUS) != DPU_OK)
+			_exit(1);
+		/* wait until the workers really run the program */
+		for (i = 0; i < 2000; i++) {
+			if (count_processes_of(DPU_BIN("endless")) > 0)
+				break;
+			usleep(10000);
+		}
+		write(pipefd[1], "r", 1);
+		pause();
+		_exit(0);
+	}
+	close(pipefd[1]);
+	ASSERT_EQ(1, read(pipefd[0], &c, 1));
+	EXPECT_GT(count_processes_of(DPU_BIN("endless")), 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	/* the workers die with the rank's owner; give the kernel a moment */
+	for (i = 0; i < 500 && count_processes_of(DPU_BIN("endless")) > 0; i++)
+		usleep(10000);
+	EXPECT_EQ(0, count_processes_of(DPU_BIN("endless")));
+	/* the rank is free again and its memory (and pages) gone */
+	for (i = 0; i < 500; i++) {
+		if (dpu_alloc_ranks(1, NULL, &set) == DPU_OK)
+			break;
+		usleep(10000);
+	}
+	ASSERT_LT(i, 500);
+	EXPECT_EQ(resident0 > 0 ? resident0 : 0,
+		  sysfs_rank_attr(0, "mram_resident_bytes"));
+	EXPECT_EQ(0, sysfs_rank_attr(0, "pinned_pages"));
+	dpu_free(set);
+}
+
+/* ------------------------------------------------------------ loading */
+
+TEST(upmem_binary_is_refused_at_launch)
+{
+	char path[] = "/dev/shm/dpusim-em245-XXXXXX", *msg;
+	struct dpu_set_t set;
+	uint16_t machine = 245;
+	struct capture c;
+	dpu_error_t r;
+	FILE *in;
+	int fd;
+
+	fd = mkstemp(path);
+	if (fd < 0)
+		SKIP(return, "no writable /dev/shm");
+	in = fopen(DPU_BIN("empty"), "rb");
+	ASSERT_NE(NULL, in);
+	for (int ch; (ch = fgetc(in)) != EOF;)
+		ASSERT_EQ(1, write(fd, &(char){ (char)ch }, 1));
+	fclose(in);
+	/* e_machine at offset 18: a UPMEM DPU binary */
+	ASSERT_EQ(2, pwrite(fd, &machine, 2, 18));
+	close(fd);
+	ASSERT_EQ(DPU_OK, dpu_alloc(1, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, path, NULL));
+	cap_begin(&c);
+	r = dpu_launch(set, DPU_SYNCHRONOUS);
+	msg = cap_end(&c);
+	unlink(path);
+	EXPECT_EQ(DPU_ERR_ELF_INVALID_FILE, r);
+	EXPECT_NE(NULL, strstr(msg, "is a UPMEM DPU binary (ELF machine 245)"));
+	EXPECT_NE(NULL, strstr(msg, "dpu-upmem-dpurte-clang"));
+	free(msg);
+	dpu_free(set);
+}
+
+TEST(load_from_memory_runs)
+{
+	struct dpu_set_t set, dpu;
+	uint8_t *img = NULL;
+	size_t len = 0;
+	uint32_t i;
+	FILE *in;
+
+	in = fopen(DPU_BIN("globals"), "rb");
+	ASSERT_NE(NULL, in);
+	ASSERT_EQ(0, fseek(in, 0, SEEK_END));
+	len = (size_t)ftell(in);
+	rewind(in);
+	img = malloc(len);
+	ASSERT_NE(NULL, img);
+	ASSERT_EQ(len, fread(img, 1, len, in));
+	fclose(in);
+	ASSERT_EQ(DPU_OK, dpu_alloc(2, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load_from_memory(set, img, len, NULL));
+	free(img);
+	DPU_FOREACH(set, dpu, i)
+		ASSERT_EQ(DPU_OK, put_u32(dpu, "dpu_id", 40 + i));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu, i)
+		EXPECT_EQ((40 + i) * 1000 + 7, get_u32(dpu, "output"));
+	dpu_free(set);
+}
+
+TEST(no_program_no_launch)
+{
+	struct dpu_set_t set;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(1, NULL, &set));
+	EXPECT_EQ(DPU_ERR_NO_PROGRAM_LOADED, dpu_launch(set, DPU_SYNCHRONOUS));
+	dpu_free(set);
+}
+
+TEST(vecadd_with_input_arguments)
+{
+	struct { uint32_t size, transfer_size, kernel; } args;
+	struct dpu_set_t set, dpu;
+	const uint32_t n = 4096;	/* int32 per DPU */
+	int32_t *a, *b, *c;
+	uint32_t i;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(4, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("vecadd"), NULL));
+	a = calloc(4 * n, 4);
+	b = calloc(4 * n, 4);
+	c = calloc(4 * n, 4);
+	ASSERT_TRUE(a && b && c);
+	for (i = 0; i < 4 * n; i++) {
+		a[i] = (int32_t)(i * 7);
+		b[i] = (int32_t)(100000 - i);
+	}
+	args = (typeof(args)){ n * 4, n * 4, 0 };
+	ASSERT_EQ(DPU_OK, dpu_broadcast_to(set, "DPU_INPUT_ARGUMENTS", 0, &args,
+					   sizeof(args), DPU_XFER_DEFAULT));
+	DPU_FOREACH(set, dpu, i)
+		ASSERT_EQ(DPU_OK, dpu_prepare_xfer(dpu, a + i * n));
+	ASSERT_EQ(DPU_OK, dpu_push_xfer(set, DPU_XFER_TO_DPU, DPU_MRAM_HEAP_POINTER_NAME,
+					0, n * 4, DPU_XFER_DEFAULT));
+	DPU_FOREACH(set, dpu, i)
+		ASSERT_EQ(DPU_OK, dpu_prepare_xfer(dpu, b + i * n));
+	ASSERT_EQ(DPU_OK, dpu_push_xfer(set, DPU_XFER_TO_DPU, DPU_MRAM_HEAP_POINTER_NAME,
+					n * 4, n * 4, DPU_XFER_DEFAULT));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu, i)
+		ASSERT_EQ(DPU_OK, dpu_prepare_xfer(dpu, c + i * n));
+	ASSERT_EQ(DPU_OK, dpu_push_xfer(set, DPU_XFER_FROM_DPU, DPU_MRAM_HEAP_POINTER_NAME,
+					2 * n * 4, n * 4, DPU_XFER_DEFAULT));
+	for (i = 0; i < 4 * n; i++)
+		ASSERT_EQ(a[i] + b[i], c[i]);
+	free(a);
+	free(b);
+	free(c);
+	dpu_free(set);
+}
+
+/* ------------------------------------------------------------ profile */
+
+TEST(profile_environment_is_merged)
+{
+	struct dpu_set_t set;
+	struct capture c;
+	char *msg;
+	dpu_error_t r;
+
+	setenv("UPMEM_PROFILE", "noSuchKey=1", 1);
+	cap_begin(&c);
+	r = dpu_alloc(1, "nrThreadPerPool=8", &set);
+	msg = cap_end(&c);
+	EXPECT_EQ(DPU_ERR_INVALID_PROFILE, r);
+	EXPECT_NE(NULL, strstr(msg, "unknown key 'noSuchKey'"));
+	free(msg);
+	/* UPMEM_PROFILE comes last: it overrides the program's string */
+	setenv("UPMEM_PROFILE", "sgXferEnable=false", 1);
+	ASSERT_EQ(DPU_OK, dpu_alloc(1, "sgXferEnable=true,cycleAccurate=true,nrJobsPerRank=64", &set));
+	r = dpu_push_sg_xfer(set, DPU_XFER_TO_DPU, DPU_MRAM_HEAP_POINTER_NAME,
+			     0, 8, &(get_block_t){ 0 }, 0);
+	EXPECT_EQ(DPU_ERR_SG_NOT_ACTIVATED, r);
+	dpu_free(set);
+	unsetenv("UPMEM_PROFILE");
+	setenv("UPMEM_PROFILE_BASE", "sgXferEnable=true", 1);
+	ASSERT_EQ(DPU_OK, dpu_alloc(1, "", &set));
+	/* enabled by the base: the NULL callback is the next error */
+	r = dpu_push_sg_xfer(set, DPU_XFER_TO_DPU, DPU_MRAM_HEAP_POINTER_NAME,
+			     0, 8, &(get_block_t){ 0 }, 0);
+	EXPECT_EQ(DPU_ERR_INVALID_MEMORY_TRANSFER, r);
+	dpu_free(set);
+	unsetenv("UPMEM_PROFILE_BASE");
+}
+
+/* ------------------------------------------------------------ management */
+
+TEST(management_ids)
+{
+	struct dpu_set_t set, rank, dpu;
+	uint32_t r, i;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc_ranks(2, NULL, &set));
+	DPU_RANK_FOREACH(set, rank, r) {
+		struct dpu_rank_t *rk = dpu_rank_from_set(rank);
+
+		ASSERT_NE(NULL, rk);
+		DPU_FOREACH(rank, dpu, i) {
+			struct dpu_t *d = dpu_from_set(dpu);
+
+			ASSERT_NE(NULL, d);
+			EXPECT_EQ(rk, dpu_get_rank(d));
+			EXPECT_EQ(i / 8, dpu_get_slice_id(d));
+			EXPECT_EQ(i % 8, dpu_get_member_id(d));
+			EXPECT_EQ(d, dpu_get(rk, dpu_get_slice_id(d), dpu_get_member_id(d)));
+			EXPECT_EQ((dpu_get_rank_id(rk) << 16) | ((i / 8) << 8) | (i % 8),
+				  dpu_get_id(d));
+			EXPECT_TRUE(dpu_is_enabled(d));
+		}
+	}
+	EXPECT_EQ(NULL, dpu_rank_from_set(set));
+	dpu_free(set);
+}
+
+TEST_HARNESS_MAIN
