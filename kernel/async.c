@@ -170,7 +170,9 @@ int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *src)
 	ret = mutex_lock_interruptible(&rank->xfer_lock);
 	if (ret)
 		goto err_lists;
-	ret = dpusim_async_room(rank, &job->p);	/* before pinning... */
+	ret = dpusim_run_check_xfer(rank, job->p.dpus, x->nr_dpus);
+	if (!ret)	/* room before pinning... */
+		ret = dpusim_async_room(rank, &job->p);
 	if (ret)
 		goto err_unlock;
 	ret = dpusim_xfer_pin_user(rank, &job->p);

@@ -10,6 +10,7 @@
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/sizes.h>
@@ -46,7 +47,10 @@ struct dpusim_budget {
 
 /**
  * struct dpusim_mem - one DPU's MRAM or WRAM, sparse
- * @pages: page index -> struct page *, present once written
+ * @pages: page index -> struct page *, present once written or mapped;
+ *         pages are inserted and @nr_pages changed under its xa_lock (the
+ *         transfers under the rank's xfer_lock, the page faults of a
+ *         mapping without it)
  * @size: bytes
  * @nr_pages: resident pages
  * @budget: where the pages are charged
@@ -74,17 +78,35 @@ enum dpusim_mem_kind {
 	DPUSIM_NR_MEMS,
 };
 
-/* One DPU: its memories. */
+struct dpusim_worker;
+
+/**
+ * struct dpusim_dpu - one DPU: its memories and its run state
+ * @mem: MRAM and WRAM
+ * @state: DPUSIM_DPU_*
+ * @launches: launches since the rank was opened
+ * @holder: the worker that claimed it (RUNNING only), or NULL
+ * @reason: FAULT: why, NUL-terminated; otherwise empty
+ *
+ * The run state changes under the rank's xfer_lock, so that launches and
+ * transfers serialise.
+ */
 struct dpusim_dpu {
 	struct dpusim_mem mem[DPUSIM_NR_MEMS];
+	u32 state;
+	u32 launches;
+	struct dpusim_worker *holder;
+	char reason[DPUSIM_REASON_LEN];
 };
 
-/* Transfer counters of a rank, shown in sysfs */
+/* Transfer and launch counters of a rank, shown in sysfs */
 struct dpusim_xfer_stats {
 	atomic64_t ioctls;
 	atomic64_t bytes_to_dpu;
 	atomic64_t bytes_from_dpu;
 	atomic64_t blocks;
+	atomic64_t launches;
+	atomic64_t faults;
 };
 
 /* Bits of dpusim_rank::flags */
@@ -92,9 +114,14 @@ struct dpusim_xfer_stats {
  * OWNED: an open file owns the rank, or its queued transfers still run
  * after it was closed (then CLOSED too: teardown once they are done).
  */
+/*
+ * SHUTDOWN: the owner file is released; claims fail with ESHUTDOWN until
+ * the ownership ends (every worker file closed).
+ */
 enum {
 	DPUSIM_RANK_OWNED,
 	DPUSIM_RANK_CLOSED,
+	DPUSIM_RANK_SHUTDOWN,
 };
 
 /*
@@ -121,8 +148,9 @@ struct dpusim_async_usage {
  * @lock: protects @owner
  * @owner: the process that opened the rank or made its latest call on it,
  *         or NULL
- * @owner_ref: held by the open file and by each queued job; the last put
- *             frees the rank's memory and ends the ownership
+ * @owner_ref: held by the open file, by each queued job and by each worker
+ *             file; the last put frees the rank's memory and ends the
+ *             ownership
  * @owner_idle: woken when the ownership ends
  * @xfer_lock: serialises the transfers of the rank
  * @dpus: the DPUs, @nr_dpus of them
@@ -134,6 +162,14 @@ struct dpusim_async_usage {
  * @async_idle: woken when @async_pending drops to 0
  * @async_usage: what the queued jobs hold
  * @pinned_pages: user pages the rank's transfers hold pinned right now
+ * @nr_running: DPUs RUNNING; under @xfer_lock (READ_ONCE for poll)
+ * @nr_unheld: DPUs RUNNING that no worker holds; under @xfer_lock
+ * @run_idle: poll() of the rank file: woken when @nr_running drops to 0
+ * @claim_wait: claimers wait here for @nr_unheld or SHUTDOWN
+ * @worker_lock: protects @workers, @nr_workers, the workers' pid lists
+ *               and the SHUTDOWN bit's transitions; nests in @xfer_lock
+ * @workers: the open worker files (struct dpusim_worker)
+ * @nr_workers: entries of @workers
  */
 struct dpusim_rank {
 	struct device dev;
@@ -157,6 +193,28 @@ struct dpusim_rank {
 	wait_queue_head_t async_idle;
 	struct dpusim_async_usage async_usage;
 	atomic_long_t pinned_pages;
+	u32 nr_running;
+	u32 nr_unheld;
+	wait_queue_head_t run_idle;
+	wait_queue_head_t claim_wait;
+	struct mutex worker_lock;	/* workers, nr_workers, pids */
+	struct list_head workers;
+	u32 nr_workers;
+};
+
+/**
+ * struct dpusim_worker - one worker file
+ * @rank: the rank; the worker holds a reference on its ownership
+ * @node: in rank->workers, under rank->worker_lock
+ * @pids: struct dpusim_worker_pid, the processes that claimed through the
+ *        file, under rank->worker_lock
+ * @held: the DPU held, or -1; under rank->xfer_lock (READ_ONCE in mmap)
+ */
+struct dpusim_worker {
+	struct dpusim_rank *rank;
+	struct list_head node;
+	struct list_head pids;
+	s32 held;
 };
 
 /* main.c */
@@ -171,7 +229,8 @@ void dpusim_mem_free(struct dpusim_mem *mem);
 unsigned long dpusim_mem_missing(struct dpusim_mem *mem, u64 off, u64 len);
 int dpusim_mem_populate(struct dpusim_mem *mem, u64 off, u64 len,
 			struct dpusim_mem_undo *undo);
-void dpusim_mem_undo(struct dpusim_mem_undo *undo);
+unsigned long dpusim_mem_undo(struct dpusim_mem_undo *undo);
+struct page *dpusim_mem_get_page(struct dpusim_mem *mem, pgoff_t idx);
 void dpusim_mem_zero(struct dpusim_mem *mem, u64 off, u64 len);
 struct page *dpusim_mem_page(struct dpusim_mem *mem, u64 off);
 void dpusim_page_copy(struct page *page, u64 off, void *buf, size_t len,
@@ -285,9 +344,62 @@ int dpusim_async_wait_idle(struct dpusim_rank *rank, u32 timeout_ms);
 int dpusim_async_sync(struct dpusim_rank *rank, u32 timeout_ms);
 
 /* ioctl.c */
+
+/**
+ * struct dpusim_ucmd - one ioctl call in progress
+ * @rank: the rank the file is open on
+ * @worker: the worker file's state (worker ioctls), else NULL
+ * @ubuffer: the user's struct
+ * @user_size: the size field the user passed
+ * @cmd: the kernel copy of the struct
+ */
+struct dpusim_ucmd {
+	struct dpusim_rank *rank;
+	struct dpusim_worker *worker;
+	void __user *ubuffer;
+	u32 user_size;
+	void *cmd;
+};
+
+struct dpusim_ioctl_op {
+	unsigned int size;
+	unsigned int min_size;
+	unsigned int ioctl_num;
+	int (*execute)(struct dpusim_ucmd *ucmd);
+};
+
+int dpusim_ucmd_respond(struct dpusim_ucmd *ucmd, size_t cmd_len);
+long dpusim_ucmd_dispatch(struct dpusim_ucmd *ucmd,
+			  const struct dpusim_ioctl_op *ops,
+			  unsigned int nr_ops, unsigned int base,
+			  unsigned int cmd, void *buf);
 long dpusim_ioctl_dispatch(struct dpusim_rank *rank, unsigned int cmd,
 			   void __user *ubuffer);
 long dpusim_rank_ioctl(struct file *filp, unsigned int cmd,
 		       unsigned long arg);
+
+/* worker.c */
+void dpusim_run_init(struct dpusim_rank *rank);
+void dpusim_run_reset(struct dpusim_rank *rank);
+int dpusim_run_check_xfer(struct dpusim_rank *rank,
+			  const struct dpusim_xfer_dpu *dpus, u32 nr_dpus);
+int dpusim_launch(struct dpusim_rank *rank, u32 first, u32 nr);
+int dpusim_dpu_status(struct dpusim_rank *rank, u32 first, u32 nr,
+		      struct dpusim_dpu_state *states, u32 *nr_running,
+		      u32 *nr_fault);
+struct dpusim_worker *dpusim_worker_create(struct dpusim_rank *rank);
+void dpusim_worker_destroy(struct dpusim_worker *w);
+int dpusim_worker_claim(struct dpusim_worker *w, u32 flags, u32 *dpu);
+int dpusim_worker_finish(struct dpusim_worker *w, u32 dpu, u32 flags,
+			 const char *reason);
+void dpusim_worker_shutdown(struct dpusim_rank *rank);
+int dpusim_launch_ioctl(struct dpusim_ucmd *ucmd);
+int dpusim_dpu_status_ioctl(struct dpusim_ucmd *ucmd);
+int dpusim_worker_open_ioctl(struct dpusim_ucmd *ucmd);
+__poll_t dpusim_rank_poll(struct file *filp, struct poll_table_struct *wait);
+
+/* mmap.c */
+int dpusim_mmap(struct dpusim_rank *rank, struct dpusim_worker *w,
+		struct vm_area_struct *vma);
 
 #endif /* _DPUSIM_H */

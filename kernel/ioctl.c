@@ -10,22 +10,8 @@
 
 #include "dpusim.h"
 
-/**
- * struct dpusim_ucmd - one ioctl call in progress
- * @rank: the rank the file is open on
- * @ubuffer: the user's struct
- * @user_size: the size field the user passed
- * @cmd: the kernel copy of the struct
- */
-struct dpusim_ucmd {
-	struct dpusim_rank *rank;
-	void __user *ubuffer;
-	u32 user_size;
-	void *cmd;
-};
-
 /* Copy the kernel struct back, cut to what the user's version holds. */
-static int dpusim_ucmd_respond(struct dpusim_ucmd *ucmd, size_t cmd_len)
+int dpusim_ucmd_respond(struct dpusim_ucmd *ucmd, size_t cmd_len)
 {
 	if (copy_to_user(ucmd->ubuffer, ucmd->cmd,
 			 min_t(size_t, ucmd->user_size, cmd_len)))
@@ -71,13 +57,9 @@ union dpusim_ucmd_buffer {
 	struct dpusim_rank_info info;
 	struct dpusim_xfer xfer;
 	struct dpusim_sync sync;
-};
-
-struct dpusim_ioctl_op {
-	unsigned int size;
-	unsigned int min_size;
-	unsigned int ioctl_num;
-	int (*execute)(struct dpusim_ucmd *ucmd);
+	struct dpusim_launch launch;
+	struct dpusim_dpu_status status;
+	struct dpusim_worker_open worker_open;
 };
 
 #define IOCTL_OP(_name, _fn, _struct, _last)				\
@@ -95,7 +77,54 @@ static const struct dpusim_ioctl_op dpusim_ioctl_ops[] = {
 		 mram_size),
 	IOCTL_OP(XFER, dpusim_xfer_ioctl, struct dpusim_xfer, blocks),
 	IOCTL_OP(SYNC, dpusim_sync_ioctl, struct dpusim_sync, __reserved),
+	IOCTL_OP(LAUNCH, dpusim_launch_ioctl, struct dpusim_launch, nr_dpus),
+	IOCTL_OP(DPU_STATUS, dpusim_dpu_status_ioctl, struct dpusim_dpu_status,
+		 nr_fault),
+	IOCTL_OP(WORKER_OPEN, dpusim_worker_open_ioctl,
+		 struct dpusim_worker_open, __reserved),
 };
+
+/**
+ * dpusim_ucmd_dispatch - look a command up in a table, copy its struct in
+ * and run it
+ * @ucmd: the call, @ucmd->rank, ->worker and ->ubuffer set
+ * @ops: the table, indexed by command number - @base
+ * @nr_ops: entries of @ops
+ * @base: the command number of @ops[0]
+ * @cmd: the ioctl command
+ * @buf: room for the largest struct of @ops
+ *
+ * Return: 0 or a negative errno as documented in uapi/dpusim.h.
+ */
+long dpusim_ucmd_dispatch(struct dpusim_ucmd *ucmd,
+			  const struct dpusim_ioctl_op *ops,
+			  unsigned int nr_ops, unsigned int base,
+			  unsigned int cmd, void *buf)
+{
+	const struct dpusim_ioctl_op *op;
+	unsigned int nr;
+	int ret;
+
+	nr = _IOC_NR(cmd);
+	if (_IOC_TYPE(cmd) != DPUSIM_TYPE || nr < base || nr - base >= nr_ops)
+		return -ENOTTY;
+	op = &ops[nr - base];
+	if (!op->execute || op->ioctl_num != cmd)
+		return -ENOTTY;
+
+	ret = get_user(ucmd->user_size, (u32 __user *)ucmd->ubuffer);
+	if (ret)
+		return ret;
+	if (ucmd->user_size < op->min_size)
+		return -EINVAL;
+
+	ucmd->cmd = buf;
+	ret = copy_struct_from_user(ucmd->cmd, op->size, ucmd->ubuffer,
+				    ucmd->user_size);
+	if (ret)
+		return ret;
+	return op->execute(ucmd);
+}
 
 /**
  * dpusim_ioctl_dispatch - run one ioctl on a rank
@@ -108,35 +137,15 @@ static const struct dpusim_ioctl_op dpusim_ioctl_ops[] = {
 long dpusim_ioctl_dispatch(struct dpusim_rank *rank, unsigned int cmd,
 			   void __user *ubuffer)
 {
-	const struct dpusim_ioctl_op *op;
 	struct dpusim_ucmd ucmd = {
 		.rank = rank,
 		.ubuffer = ubuffer,
 	};
 	union dpusim_ucmd_buffer buf;
-	unsigned int nr;
-	int ret;
 
-	nr = _IOC_NR(cmd);
-	if (_IOC_TYPE(cmd) != DPUSIM_TYPE || nr < DPUSIM_CMD_BASE ||
-	    nr - DPUSIM_CMD_BASE >= ARRAY_SIZE(dpusim_ioctl_ops))
-		return -ENOTTY;
-	op = &dpusim_ioctl_ops[nr - DPUSIM_CMD_BASE];
-	if (op->ioctl_num != cmd)
-		return -ENOTTY;
-
-	ret = get_user(ucmd.user_size, (u32 __user *)ubuffer);
-	if (ret)
-		return ret;
-	if (ucmd.user_size < op->min_size)
-		return -EINVAL;
-
-	ucmd.cmd = &buf;
-	ret = copy_struct_from_user(ucmd.cmd, op->size, ubuffer,
-				    ucmd.user_size);
-	if (ret)
-		return ret;
-	return op->execute(&ucmd);
+	return dpusim_ucmd_dispatch(&ucmd, dpusim_ioctl_ops,
+				    ARRAY_SIZE(dpusim_ioctl_ops),
+				    DPUSIM_CMD_BASE, cmd, &buf);
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_ioctl_dispatch);
 

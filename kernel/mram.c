@@ -6,9 +6,14 @@
  * to a budget (the module's: parameter mram_budget), so that simulated
  * gigabytes cost only what is really written.
  *
- * The pages live in an xarray indexed by page number, so that a later
- * fault handler can map the very pages the transfer engine copies into.
- * Callers serialise writers (the rank's xfer_lock); lookups are RCU-safe.
+ * The pages live in an xarray indexed by page number, so that the fault
+ * handler of a mapping (mmap.c) maps the very pages the transfer engine
+ * copies into.  Transfers serialise among themselves (the rank's
+ * xfer_lock); a page fault inserts pages without that lock (it runs under
+ * mmap_lock, which the transfers take under xfer_lock to pin), so every
+ * insertion, removal and count change is done under the xarray's own
+ * lock, and a mapped page holds a reference of its own: the pages are
+ * freed with put_page().  Lookups are RCU-safe.
  */
 #include <kunit/visibility.h>
 #include <linux/highmem.h>
@@ -77,7 +82,7 @@ void dpusim_mem_free(struct dpusim_mem *mem)
 	unsigned long idx;
 
 	xa_for_each(&mem->pages, idx, page) {
-		__free_page(page);
+		put_page(page);
 		cond_resched();
 	}
 	xa_destroy(&mem->pages);
@@ -130,6 +135,74 @@ unsigned long dpusim_mem_missing(struct dpusim_mem *mem, u64 off, u64 len)
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_missing);
 
+/*
+ * Insert @page at @idx unless a page is there already (-EBUSY: a page
+ * fault was first), counting it.  With @get, a reference for the caller
+ * is taken on the page found or inserted, under the lock, so that
+ * dpusim_mem_undo() sees it.  Returns the page at @idx, or an ERR_PTR.
+ */
+static struct page *dpusim_mem_insert(struct dpusim_mem *mem, pgoff_t idx,
+				      struct page *page, bool get)
+{
+	struct page *ret;
+	int err;
+
+	xa_lock(&mem->pages);
+	err = __xa_insert(&mem->pages, idx, page, GFP_KERNEL_ACCOUNT);
+	if (!err) {
+		WRITE_ONCE(mem->nr_pages, mem->nr_pages + 1);
+		ret = page;
+	} else if (err == -EBUSY) {
+		ret = xa_load(&mem->pages, idx);
+	} else {
+		ret = ERR_PTR(err);
+	}
+	if (get && !IS_ERR(ret))
+		get_page(ret);
+	xa_unlock(&mem->pages);
+	return ret;
+}
+
+/**
+ * dpusim_mem_get_page - the page @idx of a memory, allocated if missing,
+ * with a reference for the caller (a mapping's page fault)
+ * @mem: the memory
+ * @idx: page index, within the memory
+ *
+ * A missing page is charged to the budget here.
+ *
+ * Return: the page, or ERR_PTR(-ENOSPC) (budget exhausted) or
+ * ERR_PTR(-ENOMEM).
+ */
+struct page *dpusim_mem_get_page(struct dpusim_mem *mem, pgoff_t idx)
+{
+	struct page *page, *found;
+
+	xa_lock(&mem->pages);
+	page = xa_load(&mem->pages, idx);
+	if (page)
+		get_page(page);
+	xa_unlock(&mem->pages);
+	if (page)
+		return page;
+
+	if (dpusim_budget_charge(mem->budget, 1))
+		return ERR_PTR(-ENOSPC);
+	page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!page) {
+		dpusim_budget_uncharge(mem->budget, 1);
+		return ERR_PTR(-ENOMEM);
+	}
+	found = dpusim_mem_insert(mem, idx, page, true);
+	if (found != page) {
+		/* another fault or a transfer was first, or no memory */
+		__free_page(page);
+		dpusim_budget_uncharge(mem->budget, 1);
+	}
+	return found;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_get_page);
+
 /**
  * dpusim_mem_populate - allocate the missing pages of a range
  * @mem: the memory
@@ -138,7 +211,9 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_missing);
  * @undo: records each page inserted, for dpusim_mem_undo(); its @cap must
  *        cover the pages dpusim_mem_missing() counted
  *
- * The pages must have been charged to the budget by the caller.
+ * The pages must have been charged to the budget by the caller.  A page
+ * fault of a mapping may insert pages of the range meanwhile (charging
+ * them itself): @undo->nr says how many pages this call inserted.
  *
  * Return: 0 or -ENOMEM.
  */
@@ -146,8 +221,7 @@ int dpusim_mem_populate(struct dpusim_mem *mem, u64 off, u64 len,
 			struct dpusim_mem_undo *undo)
 {
 	pgoff_t idx, end = dpusim_end_page(off, len);
-	struct page *page;
-	int ret;
+	struct page *page, *found;
 
 	if (!len)
 		return 0;
@@ -159,15 +233,16 @@ int dpusim_mem_populate(struct dpusim_mem *mem, u64 off, u64 len,
 		page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 		if (!page)
 			return -ENOMEM;
-		ret = xa_insert(&mem->pages, idx, page, GFP_KERNEL_ACCOUNT);
-		if (ret) {
+		found = dpusim_mem_insert(mem, idx, page, false);
+		if (found != page) {
 			__free_page(page);
-			return ret;
+			if (IS_ERR(found))
+				return PTR_ERR(found);
+			continue;	/* a page fault inserted it */
 		}
 		undo->entries[undo->nr].mem = mem;
 		undo->entries[undo->nr].idx = idx;
 		undo->nr++;
-		WRITE_ONCE(mem->nr_pages, mem->nr_pages + 1);
 		cond_resched();
 	}
 	return 0;
@@ -178,21 +253,36 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_populate);
  * dpusim_mem_undo - remove the pages a failed call inserted
  * @undo: the record filled by dpusim_mem_populate()
  *
- * The pages go back to being holes.  Their budget charge stays with the
- * caller, who charged it.
+ * The pages go back to being holes, except those a mapping has mapped
+ * meanwhile (a reference besides the memory's own): they stay resident.
+ * The budget charge of the removed pages stays with the caller, who
+ * charged it; that of the pages kept goes with them.
+ *
+ * Return: the number of pages kept.
  */
-void dpusim_mem_undo(struct dpusim_mem_undo *undo)
+unsigned long dpusim_mem_undo(struct dpusim_mem_undo *undo)
 {
+	unsigned long kept = 0;
+	struct dpusim_mem *mem;
 	struct page *page;
 
 	while (undo->nr) {
 		undo->nr--;
-		page = xa_erase(&undo->entries[undo->nr].mem->pages,
-				undo->entries[undo->nr].idx);
-		__free_page(page);
-		WRITE_ONCE(undo->entries[undo->nr].mem->nr_pages,
-			   undo->entries[undo->nr].mem->nr_pages - 1);
+		mem = undo->entries[undo->nr].mem;
+		xa_lock(&mem->pages);
+		page = xa_load(&mem->pages, undo->entries[undo->nr].idx);
+		if (page_count(page) > 1) {
+			page = NULL;
+			kept++;
+		} else {
+			__xa_erase(&mem->pages, undo->entries[undo->nr].idx);
+			WRITE_ONCE(mem->nr_pages, mem->nr_pages - 1);
+		}
+		xa_unlock(&mem->pages);
+		if (page)
+			put_page(page);
 	}
+	return kept;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_undo);
 

@@ -91,6 +91,7 @@ int dpusim_rank_init(struct dpusim_rank *rank, u32 index,
 	init_waitqueue_head(&rank->owner_idle);
 	mutex_init(&rank->lock);
 	mutex_init(&rank->xfer_lock);
+	dpusim_run_init(rank);
 	for (i = 0; i < rank->nr_dpus; i++) {
 		dpusim_mem_init(&rank->dpus[i].mem[DPUSIM_MRAM],
 				geo->mram_size, budget);
@@ -130,6 +131,7 @@ void dpusim_rank_fini(struct dpusim_rank *rank)
 	rank->dpus = NULL;
 	put_pid(rank->owner);
 	rank->owner = NULL;
+	mutex_destroy(&rank->worker_lock);
 	mutex_destroy(&rank->xfer_lock);
 	mutex_destroy(&rank->lock);
 }
@@ -235,6 +237,7 @@ static void dpusim_rank_teardown(struct kref *kref)
 						owner_ref);
 
 	dpusim_rank_free_memory(rank);
+	dpusim_run_reset(rank);
 	atomic_set(&rank->async_error, 0);
 	mutex_lock(&rank->lock);
 	put_pid(rank->owner);
@@ -245,7 +248,7 @@ static void dpusim_rank_teardown(struct kref *kref)
 	wake_up_all(&rank->owner_idle);
 }
 
-/* A queued job's reference on the ownership. */
+/* A queued job's or a worker file's reference on the ownership. */
 void dpusim_rank_get(struct dpusim_rank *rank)
 {
 	kref_get(&rank->owner_ref);
@@ -263,11 +266,14 @@ void dpusim_rank_put(struct dpusim_rank *rank)
  * Does not wait: queued asynchronous transfers hold their pinned user
  * pages and complete after the file (or the process) is gone; the last one
  * frees the rank's memory (the next owner finds it all zeros, and the
- * pages go back to the budget) and ends the ownership.
+ * pages go back to the budget) and ends the ownership.  The worker files
+ * hold the ownership too: the processes that claimed through them are
+ * killed (worker.c), and the last file to close ends it.
  */
 void dpusim_rank_release(struct dpusim_rank *rank)
 {
 	set_bit(DPUSIM_RANK_CLOSED, &rank->flags);
+	dpusim_worker_shutdown(rank);
 	dpusim_rank_put(rank);
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_rank_release);
@@ -291,12 +297,19 @@ static int dpusim_rank_file_release(struct inode *inode, struct file *filp)
 	return 0;
 }
 
+static int dpusim_rank_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	return dpusim_mmap(filp->private_data, NULL, vma);
+}
+
 static const struct file_operations dpusim_rank_fops = {
 	.owner = THIS_MODULE,
 	.open = dpusim_rank_open,
 	.release = dpusim_rank_file_release,
 	.unlocked_ioctl = dpusim_rank_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.poll = dpusim_rank_poll,
+	.mmap = dpusim_rank_mmap,
 };
 
 /**
@@ -435,6 +448,34 @@ DPUSIM_STAT_ATTR(xfer_ioctls, ioctls);
 DPUSIM_STAT_ATTR(xfer_bytes_to_dpu, bytes_to_dpu);
 DPUSIM_STAT_ATTR(xfer_bytes_from_dpu, bytes_from_dpu);
 DPUSIM_STAT_ATTR(xfer_blocks, blocks);
+/* DPUs launched and DPU runs that faulted, since the module was loaded */
+DPUSIM_STAT_ATTR(launches, launches);
+DPUSIM_STAT_ATTR(faults, faults);
+
+/* The run state of each DPU, in DPU order: a snapshot, read unlocked. */
+static ssize_t dpu_state_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	static const char * const names[] = {
+		[DPUSIM_DPU_IDLE] = "idle",
+		[DPUSIM_DPU_RUNNING] = "running",
+		[DPUSIM_DPU_DONE] = "done",
+		[DPUSIM_DPU_FAULT] = "fault",
+	};
+	struct dpusim_rank *rank = to_rank(dev);
+	int len = 0;
+	u32 i, state;
+
+	for (i = 0; i < rank->nr_dpus; i++) {
+		state = READ_ONCE(rank->dpus[i].state);
+		len += sysfs_emit_at(buf, len, "%s%s", i ? " " : "",
+				     state < ARRAY_SIZE(names) ? names[state] :
+								 "?");
+	}
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+static DEVICE_ATTR_RO(dpu_state);
 
 static struct attribute *dpusim_rank_attrs[] = {
 	&dev_attr_nr_dpus.attr,
@@ -453,6 +494,9 @@ static struct attribute *dpusim_rank_attrs[] = {
 	&dev_attr_xfer_bytes_to_dpu.attr,
 	&dev_attr_xfer_bytes_from_dpu.attr,
 	&dev_attr_xfer_blocks.attr,
+	&dev_attr_launches.attr,
+	&dev_attr_faults.attr,
+	&dev_attr_dpu_state.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(dpusim_rank);

@@ -107,11 +107,14 @@ static struct dpusim_mem *dpusim_xfer_mem(struct dpusim_rank *rank,
 static int dpusim_xfer_check_header(const struct dpusim_rank *rank,
 				    const struct dpusim_xfer *x)
 {
+	u32 align;
 	u64 end;
 
 	if (x->flags & ~DPUSIM_XFER_FLAGS)
 		return -EINVAL;
-	if (!IS_ALIGNED(x->offset, 8) || !IS_ALIGNED(x->length, 8))
+	align = x->flags & DPUSIM_XFER_WRAM ? DPUSIM_WRAM_ALIGN :
+					       DPUSIM_MRAM_ALIGN;
+	if (!IS_ALIGNED(x->offset, align) || !IS_ALIGNED(x->length, align))
 		return -EINVAL;
 	if (x->nr_dpus > rank->nr_dpus || x->nr_blocks > DPUSIM_XFER_MAX_BLOCKS)
 		return -E2BIG;
@@ -506,10 +509,13 @@ int dpusim_xfer_populate(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 		ret = dpusim_mem_populate(dpusim_xfer_mem(rank, x, dpus[i].dpu),
 					  x->offset, bytes, &undo);
 		if (ret) {
-			dpusim_mem_undo(&undo);
+			/* pages mapped meanwhile stay, with their charge */
+			missing -= dpusim_mem_undo(&undo);
 			goto err_free;
 		}
 	}
+	/* The pages a mapping's page fault inserted meanwhile, it charged. */
+	dpusim_budget_uncharge(rank->budget, missing - undo.nr);
 	kvfree(undo.entries);
 	return 0;
 
@@ -520,11 +526,12 @@ err_uncharge:
 	return ret;
 }
 
-/* Move one piece: host bytes at @addr, in @pages, and memory at @off. */
 /*
  * The memory page of the cursor's DPU that holds byte @off.  Small blocks
- * put many pieces in one page: the last lookup is kept.  The xarray does
- * not change under xfer_lock, which the copy holds.
+ * put many pieces in one page: the last lookup is kept.  Under xfer_lock,
+ * which the copy holds, pages are never removed; a page fault of a
+ * mapping may fill a hole meanwhile (a hole read as zeros is then as if
+ * the copy ran first).
  */
 static struct page *dpusim_cursor_page(struct dpusim_cursor *cur, u64 off)
 {
@@ -732,7 +739,9 @@ int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
 	ret = mutex_lock_interruptible(&rank->xfer_lock);
 	if (ret)
 		return ret;
-	ret = dpusim_xfer_pin_user(rank, &p);
+	ret = dpusim_run_check_xfer(rank, dpus, x->nr_dpus);
+	if (!ret)
+		ret = dpusim_xfer_pin_user(rank, &p);
 	if (!ret) {
 		ret = dpusim_xfer_populate(rank, &p);
 		if (!ret)

@@ -392,12 +392,17 @@ enum {
  * @wram_size: out, bytes of WRAM per DPU
  * @launches: out, the DPU's launch count (struct dpusim_dpu_state)
  * @mram_size: out, bytes of MRAM per DPU
+ * @timeout_ms: longest wait; 0 for DPUSIM_SYNC_DEFAULT_TIMEOUT_MS, at most
+ *              DPUSIM_SYNC_MAX_TIMEOUT_MS
+ * @__reserved: must be 0
  *
- * Waits (interruptibly) until a DPU is RUNNING and held by no worker,
+ * Waits (interruptibly, at most @timeout_ms: then ETIMEDOUT, call again)
+ * until a DPU is RUNNING and held by no worker,
  * then holds it for this worker file, which may hold one DPU at a time.
  * The calling process is recorded as a worker of the rank (killed when
  * the rank's owner file is released).  Errors: EINVAL (unknown flag, a
- * DPU already held: finish it first), EAGAIN (NONBLOCK, nothing to run),
+ * DPU already held: finish it first, @timeout_ms over the maximum,
+ * non-zero @__reserved), EAGAIN (NONBLOCK, nothing to run), ETIMEDOUT,
  * ESHUTDOWN (the rank's owner file is released: exit),
  * EINTR/ERESTARTSYS.  Closing a worker file that holds a DPU faults the
  * DPU ("worker exited"); when the last worker file of the rank is closed,
@@ -411,6 +416,8 @@ struct dpusim_worker_claim {
 	__u32 wram_size;
 	__u32 launches;
 	__aligned_u64 mram_size;
+	__u32 timeout_ms;
+	__u32 __reserved;
 };
 
 #define DPUSIM_IOCTL_WORKER_CLAIM	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_CLAIM)

@@ -154,7 +154,7 @@ int main(int argc, char **argv)
 		memset(&c, 0, sizeof(c));
 		c.size = sizeof(c);
 		if (ioctl(fd, DPUSIM_IOCTL_WORKER_CLAIM, &c) < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR || errno == ETIMEDOUT)
 				continue;
 			if (errno == ESHUTDOWN)
 				exit(0);

@@ -824,6 +824,314 @@ TEST_F_TIMEOUT(fail_nth, open_rank, SWEEP_TIMEOUT)
 	EXPECT_LT(0, fired);
 }
 
+/* ------------------------------------------------ DPU programs paths */
+
+/*
+ * One call of a DPU-program path under injection, on a fresh open of the
+ * rank: DPUSIM_IOCTL_WORKER_OPEN, _LAUNCH, _DPU_STATUS, the worker file's
+ * _WORKER_CLAIM and _WORKER_FINISH, and mmap of the rank file (with a
+ * transfer whose blocks lie in the mapping, so that the mapping's page
+ * faults run under injection).  A failure must be a clean errno that
+ * changed nothing: the run state (DPU_STATUS) is as before, the worker
+ * file (if any) still works; a success has its effect.  Closing the files
+ * leaves the rank free, nothing pinned.
+ */
+struct lctx {
+	int fd, w;
+	void *map;
+	struct dpusim_dpu_state st[4];
+	uint32_t dpu;
+};
+
+struct launch_path {
+	int (*prepare)(struct lctx *l);		/* injection off: 0 or -1 */
+	int (*call)(struct lctx *l);		/* armed: 0 or -1 with errno */
+	/* injection off: checks after the call (@r its result) */
+	void (*check)(struct __test_metadata *_metadata, struct lctx *l, int r,
+		      unsigned int n);
+};
+
+static int l_launch(struct lctx *l, uint32_t first, uint32_t nr)
+{
+	struct dpusim_launch x = { .size = sizeof(x), .first_dpu = first, .nr_dpus = nr };
+
+	return ioctl(l->fd, DPUSIM_IOCTL_LAUNCH, &x);
+}
+
+static int l_status(struct lctx *l, uint32_t first, uint32_t nr)
+{
+	struct dpusim_dpu_status s = {
+		.size = sizeof(s), .first_dpu = first, .nr_dpus = nr,
+		.states = (uintptr_t)l->st,
+	};
+
+	memset(l->st, 0xee, sizeof(l->st));
+	return ioctl(l->fd, DPUSIM_IOCTL_DPU_STATUS, &s);
+}
+
+static int l_claim(struct lctx *l)
+{
+	struct dpusim_worker_claim c = {
+		.size = sizeof(c), .flags = DPUSIM_CLAIM_NONBLOCK,
+	};
+	int r = ioctl(l->w, DPUSIM_IOCTL_WORKER_CLAIM, &c);
+
+	if (!r)
+		l->dpu = c.dpu;
+	return r;
+}
+
+static int l_finish(struct lctx *l, uint32_t flags, const char *reason)
+{
+	struct dpusim_worker_finish f = {
+		.size = sizeof(f), .flags = flags, .dpu = l->dpu,
+	};
+
+	if (reason)
+		strncpy(f.reason, reason, sizeof(f.reason) - 1);
+	return ioctl(l->w, DPUSIM_IOCTL_WORKER_FINISH, &f);
+}
+
+static int l_worker_open(struct lctx *l)
+{
+	struct dpusim_worker_open wo = { .size = sizeof(wo) };
+
+	if (ioctl(l->fd, DPUSIM_IOCTL_WORKER_OPEN, &wo))
+		return -1;
+	l->w = wo.fd;
+	return 0;
+}
+
+static int lp_none(struct lctx *l)
+{
+	(void)l;
+	return 0;
+}
+
+static int lp_worker(struct lctx *l)
+{
+	return l_worker_open(l);
+}
+
+static int lp_launched(struct lctx *l)
+{
+	return l_worker_open(l) || l_launch(l, 1, 2);
+}
+
+static int lp_claimed(struct lctx *l)
+{
+	return lp_launched(l) || l_claim(l);
+}
+
+static void lc_worker_open(struct __test_metadata *_metadata, struct lctx *l,
+			   int r, unsigned int n)
+{
+	if (r) {
+		/* no worker file came to be */
+		EXPECT_EQ(-1, l_launch(l, 0, 1)) TH_LOG("n=%u", n);
+		EXPECT_EQ(ESRCH, errno) TH_LOG("n=%u", n);
+		return;
+	}
+	EXPECT_EQ(O_RDWR, fcntl(l->w, F_GETFL) & O_ACCMODE);
+	EXPECT_EQ(0, l_launch(l, 0, 1)) TH_LOG("n=%u: %s", n, strerror(errno));
+	EXPECT_EQ(0, l_claim(l)) TH_LOG("n=%u: %s", n, strerror(errno));
+	EXPECT_EQ(0, l_finish(l, 0, NULL));
+}
+
+static void lc_launch(struct __test_metadata *_metadata, struct lctx *l, int r,
+		      unsigned int n)
+{
+	ASSERT_EQ(0, l_status(l, 0, 4));
+	EXPECT_EQ(DPUSIM_DPU_IDLE, l->st[0].state);
+	EXPECT_EQ(r ? DPUSIM_DPU_IDLE : DPUSIM_DPU_RUNNING, l->st[1].state)
+		TH_LOG("n=%u: result %d", n, r);
+	EXPECT_EQ(r ? 0 : 1, l->st[2].launches) TH_LOG("n=%u", n);
+	if (!r) {
+		EXPECT_EQ(0, l_claim(l));
+		EXPECT_EQ(1, l->dpu);
+		EXPECT_EQ(0, l_finish(l, 0, NULL));
+	}
+}
+
+static void lc_status(struct __test_metadata *_metadata, struct lctx *l, int r,
+		      unsigned int n)
+{
+	uint32_t i;
+
+	if (r)
+		return;
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(i == 1 || i == 2 ? DPUSIM_DPU_RUNNING : DPUSIM_DPU_IDLE,
+			  l->st[i].state) TH_LOG("n=%u: DPU %u", n, i);
+		EXPECT_EQ(0, l->st[i].reason[0]);
+	}
+}
+
+static void lc_claim(struct __test_metadata *_metadata, struct lctx *l, int r,
+		     unsigned int n)
+{
+	if (r) {
+		/* nothing held: the claim works now, and gives DPU 1 */
+		EXPECT_EQ(0, l_claim(l)) TH_LOG("n=%u: %s", n, strerror(errno));
+	}
+	EXPECT_EQ(1, l->dpu) TH_LOG("n=%u", n);
+	EXPECT_EQ(0, l_finish(l, 0, NULL)) TH_LOG("n=%u: %s", n, strerror(errno));
+}
+
+static void lc_finish(struct __test_metadata *_metadata, struct lctx *l, int r,
+		      unsigned int n)
+{
+	ASSERT_EQ(0, l_status(l, 1, 1));
+	if (r) {
+		EXPECT_EQ(DPUSIM_DPU_RUNNING, l->st[0].state) TH_LOG("n=%u", n);
+		EXPECT_EQ(0, l_finish(l, DPUSIM_FINISH_FAULT, "injected"))
+			TH_LOG("n=%u: %s", n, strerror(errno));
+		ASSERT_EQ(0, l_status(l, 1, 1));
+	}
+	EXPECT_EQ(DPUSIM_DPU_FAULT, l->st[0].state) TH_LOG("n=%u", n);
+	EXPECT_STREQ("injected", l->st[0].reason);
+}
+
+static int lo_worker_open(struct lctx *l)
+{
+	return l_worker_open(l);
+}
+
+static int lo_launch(struct lctx *l)
+{
+	return l_launch(l, 1, 2);
+}
+
+static int lo_status(struct lctx *l)
+{
+	return l_status(l, 0, 4);
+}
+
+static int lo_claim(struct lctx *l)
+{
+	return l_claim(l);
+}
+
+static int lo_finish(struct lctx *l)
+{
+	return l_finish(l, DPUSIM_FINISH_FAULT, "injected");
+}
+
+/* mmap of DPU 2's MRAM, then a transfer to DPU 3 from the mapping */
+static int lo_mmap_xfer(struct lctx *l)
+{
+	struct dpusim_xfer_dpu d = { .dpu = 3, .nr_blocks = 1 };
+	struct dpusim_block b = { 0, 4 * PAGE };
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .length = 4 * PAGE, .nr_dpus = 1,
+		.nr_blocks = 1, .dpus = (uintptr_t)&d, .blocks = (uintptr_t)&b,
+	};
+
+	l->map = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, l->fd,
+		      DPUSIM_MMAP_MRAM(2));
+	if (l->map == MAP_FAILED)
+		return -1;
+	b.addr = (uintptr_t)l->map;
+	return xfer(l->fd, &x);
+}
+
+static void lc_mmap_xfer(struct __test_metadata *_metadata, struct lctx *l,
+			 int r, unsigned int n)
+{
+	uint8_t *m = l->map;
+
+	if (m == MAP_FAILED)
+		return;
+	/* the mapping works now; what the transfer did or not, whole */
+	m[5] = 0x5a;
+	EXPECT_EQ(0x5a, m[5]) TH_LOG("n=%u", n);
+	EXPECT_LE(PAGE, sysfs_rank_attr(RANK, "mram_resident_bytes"));
+	if (!r)
+		EXPECT_EQ(8 * PAGE, sysfs_rank_attr(RANK, "mram_resident_bytes"))
+			TH_LOG("n=%u", n);
+	munmap(l->map, 4 * PAGE);
+}
+
+static unsigned int launch_sweep(struct __test_metadata *_metadata,
+				 const struct launch_path *p)
+{
+	struct counters before, after;
+	unsigned int fired = 0;
+	struct lctx l;
+	struct nth nth;
+	int r, err, f;
+
+	nth_open(_metadata, &nth);
+	for (nth.n = 0; nth.n <= MAX_NTH; nth.n++) {
+		memset(&l, 0, sizeof(l));
+		l.w = -1;
+		l.map = MAP_FAILED;
+		l.fd = open(NODE, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, l.fd) TH_LOG("n=%u: open: %s", nth.n, strerror(errno));
+		ASSERT_EQ(0, p->prepare(&l)) TH_LOG("n=%u: prepare: %s", nth.n,
+						     strerror(errno));
+		read_counters(&before);
+		nth_arm(_metadata, &nth);
+		r = p->call(&l);
+		err = errno;
+		f = nth_disarm(_metadata, &nth);
+		if (r)
+			EXPECT_TRUE(nth.n && clean_errno(err))
+				TH_LOG("n=%u: errno %d (%s), not one an injected fault may give",
+				       nth.n, err, strerror(err));
+		if (!nth.n)
+			ASSERT_EQ(0, r) TH_LOG("the uninjected run failed: %s",
+					       strerror(err));
+		if (nth.n && !f)
+			EXPECT_EQ(0, r) TH_LOG("n=%u: failed (%s) without the fault",
+					       nth.n, strerror(err));
+		p->check(_metadata, &l, r, nth.n);
+		read_counters(&after);
+		EXPECT_EQ(0, after.pinned) TH_LOG("n=%u: pinned_pages", nth.n);
+		EXPECT_EQ(before.vmpin, after.vmpin) TH_LOG("n=%u: VmPin", nth.n);
+		/* the worker file first: the rank's release kills claimers */
+		if (l.w >= 0)
+			EXPECT_EQ(0, close(l.w));
+		EXPECT_EQ(0, close(l.fd));
+		EXPECT_EQ(0, sysfs_rank_attr(RANK, "is_owned")) TH_LOG("n=%u", nth.n);
+		EXPECT_EQ(0, sysfs_rank_attr(RANK, "mram_resident_bytes"));
+		if (_metadata->exit_code == KSFT_FAIL && nth.n > 3)
+			break;
+		if (nth.n && !f)
+			break;
+		fired += f;
+	}
+	EXPECT_GE(MAX_NTH, nth.n);
+	close(nth.fd);
+	return fired;
+}
+
+#define LAUNCH_SWEEP(name, prep, callfn, checkfn)			\
+TEST_F_TIMEOUT(fail_nth, name, SWEEP_TIMEOUT)				\
+{									\
+	static const struct launch_path p = {				\
+		.prepare = prep, .call = callfn, .check = checkfn,	\
+	};								\
+	unsigned int n = launch_sweep(_metadata, &p);			\
+									\
+	ksft_print_msg("%s: %u fault sites swept (n = 1..%u)\n",	\
+		       #name, n, n + 1);				\
+	EXPECT_LT(0, n) TH_LOG("no fault site at all");			\
+}
+
+/* DPUSIM_IOCTL_WORKER_OPEN */
+LAUNCH_SWEEP(worker_open, lp_none, lo_worker_open, lc_worker_open)
+/* DPUSIM_IOCTL_LAUNCH */
+LAUNCH_SWEEP(launch, lp_worker, lo_launch, lc_launch)
+/* DPUSIM_IOCTL_DPU_STATUS */
+LAUNCH_SWEEP(dpu_status, lp_launched, lo_status, lc_status)
+/* DPUSIM_IOCTL_WORKER_CLAIM */
+LAUNCH_SWEEP(worker_claim, lp_launched, lo_claim, lc_claim)
+/* DPUSIM_IOCTL_WORKER_FINISH */
+LAUNCH_SWEEP(worker_finish, lp_claimed, lo_finish, lc_finish)
+/* mmap of the rank file and page faults of the mapping */
+LAUNCH_SWEEP(mmap_fault_in_xfer, lp_none, lo_mmap_xfer, lc_mmap_xfer)
+
 /* ----------------------------------------------- /dev/dpusim/tm paths */
 
 /*

@@ -117,10 +117,17 @@ static void es_fmt(const eset *s, char *buf, size_t n)
 
 /* ---------------------------------------------------- shared statistics */
 
-#define NOPS 20	/* 4 of the rank, 16 of /dev/dpusim/tm */
+#define NOPS 25	/* 4 of the rank, 16 of /dev/dpusim/tm, 5 DPU programs */
+#define FIRST_PROG_OP 20
 
 struct fz_stats {
 	uint64_t calls, ok, violations, printed, helper_calls;
+	/*
+	 * DPU programs: sessions running (a worker file open, DPUs maybe
+	 * RUNNING) and a count of session starts and ends, so that a call
+	 * can tell whether one overlapped it.
+	 */
+	uint64_t wopen, wgen;
 	uint64_t err[134];
 	uint64_t op_calls[NOPS];
 	uint64_t eagain_seen_at_async_cap;
@@ -475,6 +482,7 @@ struct fz_call {
 	/* tag matching: the context, the wr list, an mmap's arguments */
 	int tctx, tm_q, tm_mflags, tm_mprot;
 	bool tm_ovf;		/* an overrun pending: reported by this call */
+	uint64_t wgen;		/* ST->wgen + ST->wopen before the call */
 	uint32_t tm_nw;
 	uint64_t tm_wrs, tm_mlen, tm_moff;
 	/* the fields, as the kernel would read them */
@@ -482,6 +490,9 @@ struct fz_call {
 		struct dpusim_rank_info info;
 		struct dpusim_xfer x;
 		struct dpusim_sync s;
+		struct dpusim_launch l;
+		struct dpusim_dpu_status st;
+		struct dpusim_worker_open wo;
 		struct dpusim_tm_query tq;
 		struct dpusim_tm_reg_mr trm;
 		struct dpusim_tm_destroy td;
@@ -1020,7 +1031,9 @@ static void predict_xfer(struct ctx *c, struct fz_call *k)
 
 	if (x->flags & ~0xfu)
 		es_add(&k->must, EINVAL);
-	if (x->offset % 8 || x->length % 8)
+	/* WRAM: DPUSIM_WRAM_ALIGN, MRAM: DPUSIM_MRAM_ALIGN */
+	if (x->offset % (wram ? DPUSIM_WRAM_ALIGN : DPUSIM_MRAM_ALIGN) ||
+	    x->length % (wram ? DPUSIM_WRAM_ALIGN : DPUSIM_MRAM_ALIGN))
 		es_add(&k->must, EINVAL);
 	if (__builtin_add_overflow(x->offset, x->length, &end) || end > mem)
 		es_add(&k->must, EOVERFLOW);
@@ -1358,7 +1371,9 @@ static void gen_unknown(struct ctx *c, struct fz_call *k)
 			type = DPUSIM_TYPE + 1 + rn(&c->rng, 0x20);	/* 0xdc..0xfb */
 		k->cmd = _IOC(dir, type, nr, size);
 	} while (k->cmd == DPUSIM_IOCTL_RANK_INFO || k->cmd == DPUSIM_IOCTL_XFER ||
-		 k->cmd == DPUSIM_IOCTL_SYNC);
+		 k->cmd == DPUSIM_IOCTL_SYNC || k->cmd == DPUSIM_IOCTL_LAUNCH ||
+		 k->cmd == DPUSIM_IOCTL_DPU_STATUS ||
+		 k->cmd == DPUSIM_IOCTL_WORKER_OPEN);
 	k->arg = chance(&c->rng, 50) ? c->desc : NULL;
 	k->place = k->arg ? PL_RW : PL_NULL;
 }
@@ -2661,6 +2676,382 @@ static void tm_scan(struct ctx *c, struct fz_call *k)
 		TW->pending[k->tctx] = false;
 }
 
+/* --------------------------------------------------------- DPU programs */
+
+/*
+ * The fuzzed rank has worker files only inside a "program" session (one
+ * call of the table): LAUNCH fails with ESRCH unless one overlaps, and a
+ * transfer may find a DPU RUNNING (EBUSY) only then.
+ */
+/* 2 * session starts and ends so far, + 1 if a session runs now */
+static uint64_t session_mark(void)
+{
+	uint64_t gen = __atomic_load_n(&ST->wgen, __ATOMIC_SEQ_CST);
+
+	return 2 * gen + !!__atomic_load_n(&ST->wopen, __ATOMIC_SEQ_CST);
+}
+
+/* Did a session run at some point since @k's mark? */
+static bool session_overlapped(const struct fz_call *k)
+{
+	return (k->wgen & 1) || session_mark() != k->wgen;
+}
+
+static void gen_launch(struct ctx *c, struct fz_call *k)
+{
+	uint32_t n = c->m->nr_dpus, nr = 1 + rn(&c->rng, n);
+	struct dpusim_launch l = {
+		.size = sizeof(l), .nr_dpus = nr,
+		.first_dpu = rn(&c->rng, n - nr + 1),
+	};
+
+	switch (rn(&c->rng, 12)) {
+	case 0: l.flags = 1u << rn(&c->rng, 32); break;
+	case 1: l.nr_dpus = 0; break;
+	case 2: l.first_dpu = n + rn(&c->rng, 1000); break;
+	case 3: l.nr_dpus = n - l.first_dpu + 1 + rn(&c->rng, 0xffffff00u); break;
+	case 4: l.first_dpu = rnd(&c->rng); l.nr_dpus = rnd(&c->rng); break;
+	default: break;
+	}
+	place_struct(c, k, &l);
+}
+
+static void predict_launch(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_launch *l = &k->f.l;
+	uint32_t n = c->m->nr_dpus;
+
+	if (l->flags || !l->nr_dpus || l->first_dpu >= n ||
+	    l->nr_dpus > n - l->first_dpu)
+		es_add(&k->must, EINVAL);
+	/* well-formed: no worker file (ESRCH), unless a session overlaps */
+	es_add(&k->amb, ESRCH);
+	es_add(&k->amb, EBUSY);
+	es_add(&k->amb, ETIMEDOUT);
+}
+
+static void commit_launch(struct ctx *c, struct fz_call *k)
+{
+	if (!k->ret && !session_overlapped(k))
+		violation(c, k, "LAUNCH succeeded without a worker file");
+	if (k->ret == -1 && k->err == ESRCH && es_empty(&k->must) &&
+	    session_overlapped(k))
+		return;
+	commit_none(c, k);
+}
+
+static void gen_status(struct ctx *c, struct fz_call *k)
+{
+	uint32_t n = c->m->nr_dpus, nr = rn(&c->rng, n + 1);
+	uint8_t junk[64 * 64];
+	struct dpusim_dpu_status st = {
+		.size = sizeof(st), .nr_dpus = nr,
+		.first_dpu = nr ? rn(&c->rng, n - nr + 1) : rn(&c->rng, n),
+	};
+
+	memset(junk, 0xa5, sizeof(junk));
+	if (nr > 64)
+		st.nr_dpus = nr = 64;
+	st.states = place_list(c, junk, nr * sizeof(struct dpusim_dpu_state),
+			       DESC_DPUS, RO_DPUS - RO_CONST, 1024);
+	switch (rn(&c->rng, 12)) {
+	case 0: st.flags = 1u << rn(&c->rng, 32); break;
+	case 1: st.first_dpu = n + rn(&c->rng, 1000); break;
+	case 2: st.nr_dpus = n + 1 + rn(&c->rng, 1000); break;
+	case 3: st.nr_running = rnd(&c->rng); st.nr_fault = rnd(&c->rng); break;
+	default: break;
+	}
+	place_struct(c, k, &st);
+}
+
+static void predict_status(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_dpu_status *st = &k->f.st;
+	uint32_t n = c->m->nr_dpus;
+	size_t rn_ = k->size < sizeof(*st) ? k->size : sizeof(*st);
+
+	if (st->flags || st->first_dpu >= n || st->nr_dpus > n - st->first_dpu) {
+		es_add(&k->must, EINVAL);
+		return;
+	}
+	if (st->nr_dpus &&
+	    range_check(&c->rs, st->states,
+			(uint64_t)st->nr_dpus * sizeof(struct dpusim_dpu_state),
+			true) != RC_OK)
+		es_add(&k->must, EFAULT);
+	if (range_check(&c->rs, (uintptr_t)k->arg, rn_, true) != RC_OK)
+		es_add(&k->must, EFAULT);
+}
+
+static void commit_status(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_dpu_state *s;
+	struct dpusim_dpu_status out;
+	uint32_t i, run = 0, fault = 0;
+
+	if (k->ret || (k->place != PL_RW && k->place != PL_RO)) {
+		commit_none(c, k);
+		return;
+	}
+	memcpy(&out, k->arg, sizeof(out));
+	s = (const void *)(uintptr_t)k->f.st.states;
+	for (i = 0; i < k->f.st.nr_dpus; i++) {
+		if (s[i].state > DPUSIM_DPU_FAULT ||
+		    !memchr(s[i].reason, 0, sizeof(s[i].reason)) ||
+		    (s[i].state != DPUSIM_DPU_FAULT && s[i].reason[0])) {
+			violation(c, k, "DPU_STATUS: DPU %u state %u", i, s[i].state);
+			return;
+		}
+		run += s[i].state == DPUSIM_DPU_RUNNING;
+		fault += s[i].state == DPUSIM_DPU_FAULT;
+	}
+	if (out.nr_running != run || out.nr_fault != fault)
+		violation(c, k, "DPU_STATUS: counts %u %u, states say %u %u",
+			  out.nr_running, out.nr_fault, run, fault);
+	if (run && !session_overlapped(k))
+		violation(c, k, "DPU_STATUS: %u DPUs RUNNING without a session", run);
+}
+
+static void gen_worker_open(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_worker_open wo = { .size = sizeof(wo) };
+
+	switch (rn(&c->rng, 10)) {
+	case 0: wo.flags = 1u << rn(&c->rng, 32); break;
+	case 1: wo.__reserved = 1 + rn(&c->rng, 1000); break;
+	case 2: wo.fd = rnd(&c->rng); break;	/* out field: ignored */
+	default: break;
+	}
+	place_struct(c, k, &wo);
+}
+
+static void predict_worker_open(struct ctx *c, struct fz_call *k)
+{
+	size_t n = k->size < sizeof(k->f.wo) ? k->size : sizeof(k->f.wo);
+
+	if (k->f.wo.flags || k->f.wo.__reserved)
+		es_add(&k->must, EINVAL);
+	else if (range_check(&c->rs, (uintptr_t)k->arg, n, true) != RC_OK)
+		es_add(&k->must, EFAULT);
+	es_add(&k->amb, E2BIG);	/* other sessions' worker files */
+}
+
+/*
+ * The worker file exists from the call to its close: a session for the
+ * other threads (their LAUNCH may succeed meanwhile).
+ */
+static void exec_worker_open(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_worker_open out;
+
+	__atomic_add_fetch(&ST->wgen, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&ST->wopen, 1, __ATOMIC_SEQ_CST);
+	k->ret = ioctl(c->fd, k->cmd, k->arg);
+	k->err = k->ret ? errno : 0;
+	if (!k->ret) {
+		memcpy(&out, k->arg, sizeof(out));
+		if (out.fd < 0 || fcntl(out.fd, F_GETFD) != FD_CLOEXEC)
+			violation(c, k, "WORKER_OPEN gave fd %d", out.fd);
+		else
+			close(out.fd);
+	}
+	__atomic_fetch_sub(&ST->wopen, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&ST->wgen, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * A whole DPU program, with the fuzzed rank's fd: a worker file, a
+ * launch of a few DPUs, a child process that claims them one by one
+ * (NONBLOCK), maps the held DPU's memories and reads them, is refused a
+ * mapping of another DPU, sends defective claims and finishes, and
+ * finishes each DPU DONE or FAULT; then DPU_STATUS.  The strict checks
+ * only when no other session overlapped (threads, forks).
+ */
+static void gen_program(struct ctx *c, struct fz_call *k)
+{
+	(void)c;
+	k->cmd = DPUSIM_IOCTL_LAUNCH;
+}
+
+static void predict_program(struct ctx *c, struct fz_call *k)
+{
+	es_add(&k->amb, EBUSY);		/* another session's DPUs */
+	es_add(&k->amb, E2BIG);		/* other sessions' worker files */
+	es_add(&k->amb, ETIMEDOUT);
+}
+
+/* The child: claim until nothing is left; exit 0 or the failed step. */
+static int program_worker(int w, uint64_t seed, uint32_t nr_dpus)
+{
+	struct rng r = { seed | 1 };
+	struct dpusim_worker_claim cl;
+	struct dpusim_worker_finish fin;
+	volatile uint8_t *m;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		cl = (struct dpusim_worker_claim){ .size = sizeof(cl),
+						   .flags = DPUSIM_CLAIM_NONBLOCK };
+		if (ioctl(w, DPUSIM_IOCTL_WORKER_CLAIM, &cl))	/* ESHUTDOWN: exit */
+			return errno == EAGAIN || errno == ESHUTDOWN ? 0 : 10;
+		if (chance(&r, 30) && (ioctl(w, DPUSIM_IOCTL_WORKER_CLAIM, &cl) != -1 ||
+				       errno != EINVAL))
+			return 11;
+		m = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, w,
+			 DPUSIM_MMAP_MRAM((cl.dpu + 1) % nr_dpus));
+		if (nr_dpus > 1 && (m != MAP_FAILED || errno != EACCES))
+			return 12;
+		m = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, w,
+			 (chance(&r, 50) ? DPUSIM_MMAP_WRAM(cl.dpu) :
+			  DPUSIM_MMAP_MRAM(cl.dpu)) +
+			 PAGE * rn(&r, 4));
+		if (m == MAP_FAILED)
+			return 13;
+		(void)m[rn(&r, PAGE)];
+		munmap((void *)m, PAGE);
+		fin = (struct dpusim_worker_finish){ .size = sizeof(fin), .dpu = cl.dpu };
+		if (chance(&r, 30)) {
+			fin.flags = chance(&r, 50) ? 2u << rn(&r, 31) : 0;
+			fin.dpu = fin.flags ? cl.dpu : cl.dpu + 1;
+			if (ioctl(w, DPUSIM_IOCTL_WORKER_FINISH, &fin) != -1 ||
+			    errno != EINVAL)
+				return 14;
+			fin = (struct dpusim_worker_finish){ .size = sizeof(fin),
+							     .dpu = cl.dpu };
+		}
+		if (cl.dpu % 3 == 1) {
+			fin.flags = DPUSIM_FINISH_FAULT;
+			snprintf(fin.reason, sizeof(fin.reason), "fuzz %u", cl.dpu);
+		}
+		if (chance(&r, 5))
+			return 0;	/* exit holding it: "worker exited" */
+		if (ioctl(w, DPUSIM_IOCTL_WORKER_FINISH, &fin))
+			return 15;
+	}
+	return 16;
+}
+
+static void exec_program(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_worker_open wo = { .size = sizeof(wo) };
+	uint32_t n = c->m->nr_dpus, nr = 1 + rn(&c->rng, n < 6 ? n : 6);
+	struct dpusim_launch l = {
+		.size = sizeof(l), .nr_dpus = nr, .first_dpu = rn(&c->rng, n - nr + 1),
+	};
+	struct dpusim_dpu_state st[6];
+	struct dpusim_dpu_status sq = {
+		.size = sizeof(sq), .first_dpu = l.first_dpu, .nr_dpus = nr,
+		.states = (uintptr_t)st,
+	};
+	uint64_t mark, seed = rnd(&c->rng);
+	bool solo;
+	pid_t pid;
+	int w, code = -1, status = -1;
+	uint32_t i;
+
+	mark = __atomic_add_fetch(&ST->wgen, 1, __ATOMIC_SEQ_CST);
+	solo = !__atomic_fetch_add(&ST->wopen, 1, __ATOMIC_SEQ_CST);
+	k->ret = ioctl(c->fd, DPUSIM_IOCTL_WORKER_OPEN, &wo);
+	k->err = k->ret ? errno : 0;
+	if (k->ret)
+		goto out;
+	w = wo.fd;
+	k->ret = ioctl(c->fd, DPUSIM_IOCTL_LAUNCH, &l);
+	k->err = k->ret ? errno : 0;
+	if (!k->ret) {
+		pid = fork();
+		if (pid == 0) {
+			close(c->fd);	/* a worker keeps no rank file */
+			_exit(program_worker(w, seed, n));
+		}
+		/* the session ends with the child (signals: EINTR, again) */
+		while (pid > 0 && waitpid(pid, &status, 0) != pid)
+			if (errno != EINTR)
+				break;
+		if (pid > 0 && WIFEXITED(status))
+			code = WEXITSTATUS(status);
+	}
+	close(w);
+	solo = solo && __atomic_load_n(&ST->wgen, __ATOMIC_SEQ_CST) == mark;
+	/*
+	 * The rank file closed under us (close race): the kernel kills the
+	 * worker (SIGKILL) and claims fail with ESHUTDOWN; nothing to check.
+	 */
+	if (k->ret || !solo || c->may_ebadf)
+		goto out;
+	if (code)
+		violation(c, k, "program: worker failed at step %d", code);
+	if (ioctl(c->fd, DPUSIM_IOCTL_DPU_STATUS, &sq)) {
+		if (errno != EBADF || !c->may_ebadf)
+			violation(c, k, "program: DPU_STATUS: %s", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		uint32_t dpu = l.first_dpu + i;
+		const struct dpusim_dpu_state *s = &st[i];
+
+		if (s->state == DPUSIM_DPU_DONE && dpu % 3 != 1 && !s->reason[0])
+			continue;
+		if (s->state == DPUSIM_DPU_FAULT &&
+		    (!strcmp(s->reason, "worker exited") ||
+		     !strcmp(s->reason, "no worker left") ||
+		     (dpu % 3 == 1 && !strncmp(s->reason, "fuzz ", 5))))
+			continue;
+		violation(c, k, "program: DPU %u state %u reason \"%.56s\"", dpu,
+			  s->state, s->reason);
+	}
+out:
+	__atomic_fetch_sub(&ST->wopen, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&ST->wgen, 1, __ATOMIC_SEQ_CST);
+}
+
+/* mmap() of the rank file: offsets, lengths and flags, then a touch. */
+struct mmap_args { uint64_t off, len; int flags; };
+
+static void gen_rank_mmap(struct ctx *c, struct fz_call *k)
+{
+	const struct model *m = c->m;
+	uint32_t dpu = chance(&c->rng, 90) ? rn(&c->rng, m->nr_dpus) :
+		       m->nr_dpus + rn(&c->rng, 1000);
+	bool wram = chance(&c->rng, 40);
+	uint64_t size = wram ? m->wram : m->mram;
+
+	k->tm_moff = (wram ? DPUSIM_MMAP_WRAM(dpu) : DPUSIM_MMAP_MRAM(dpu)) +
+		     PAGE * rn(&c->rng, size / PAGE + 2);
+	k->tm_mlen = PAGE * (1 + rn(&c->rng, chance(&c->rng, 80) ? 4 : size / PAGE + 1));
+	if (chance(&c->rng, 5))
+		k->tm_moff += 1 + rn(&c->rng, PAGE - 1);
+	k->tm_mflags = chance(&c->rng, 85) ? MAP_SHARED : MAP_PRIVATE;
+	k->tm_mprot = chance(&c->rng, 50) ? PROT_READ : PROT_READ | PROT_WRITE;
+}
+
+static void predict_rank_mmap(struct ctx *c, struct fz_call *k)
+{
+	const struct model *m = c->m;
+	uint64_t dpu = k->tm_moff >> DPUSIM_MMAP_DPU_SHIFT;
+	uint64_t inner = k->tm_moff & (DPUSIM_MMAP_WRAM_BIT - 1);
+	uint64_t size = k->tm_moff & DPUSIM_MMAP_WRAM_BIT ? m->wram : m->mram;
+
+	if (k->tm_moff % PAGE || k->tm_mflags != MAP_SHARED || dpu >= m->nr_dpus ||
+	    inner > size || k->tm_mlen > size - inner)
+		es_add(&k->must, EINVAL);
+	es_add(&k->amb, ENOMEM);
+}
+
+static void exec_rank_mmap(struct ctx *c, struct fz_call *k)
+{
+	volatile uint8_t *p = mmap(NULL, k->tm_mlen, k->tm_mprot, k->tm_mflags,
+				   c->fd, k->tm_moff);
+
+	k->ret = p == MAP_FAILED ? -1 : 0;
+	k->err = p == MAP_FAILED ? errno : 0;
+	if (p == MAP_FAILED)
+		return;
+	/* a read allocates a zero page at most: the model does not change */
+	(void)p[rn(&c->rng, k->tm_mlen)];
+	munmap((void *)p, k->tm_mlen);
+}
+
 /* ------------------------------------------------------------ the table */
 
 /* errnos the header gives every DPUSIM ioctl with a struct */
@@ -2762,6 +3153,47 @@ static const struct fz_op fz_ops[NOPS] = {
 		.gen = gen_tm_unknown, .predict = predict_tm_unknown,
 		.commit = commit_nothing,
 	},
+	/* DPU programs (FIRST_PROG_OP on), of the rank */
+	{
+		.name = "LAUNCH", .cmd = DPUSIM_IOCTL_LAUNCH,
+		.size = sizeof(struct dpusim_launch),
+		.min_size = offsetofend(struct dpusim_launch, nr_dpus),
+		.weight = 4,
+		.errnos = { COMMON_ERRNOS, ESRCH, ETIMEDOUT, 0 },
+		.gen = gen_launch, .predict = predict_launch,
+		.commit = commit_launch,
+	},
+	{
+		.name = "DPU_STATUS", .cmd = DPUSIM_IOCTL_DPU_STATUS,
+		.size = sizeof(struct dpusim_dpu_status),
+		.min_size = offsetofend(struct dpusim_dpu_status, nr_fault),
+		.weight = 4,
+		.errnos = { COMMON_ERRNOS, ENOMEM, 0 },
+		.gen = gen_status, .predict = predict_status,
+		.commit = commit_status,
+	},
+	{
+		.name = "WORKER_OPEN", .cmd = DPUSIM_IOCTL_WORKER_OPEN,
+		.size = sizeof(struct dpusim_worker_open),
+		.min_size = offsetofend(struct dpusim_worker_open, __reserved),
+		.weight = 3,
+		.errnos = { COMMON_ERRNOS, EMFILE, ENFILE, ENOMEM, 0 },
+		.gen = gen_worker_open, .predict = predict_worker_open,
+		.commit = commit_none, .exec = exec_worker_open,
+	},
+	{
+		/* WORKER_OPEN, LAUNCH, WORKER_CLAIM, mmap, WORKER_FINISH */
+		.name = "program", .weight = 2,
+		.errnos = { COMMON_ERRNOS, EMFILE, ENFILE, ENOMEM, ETIMEDOUT, 0 },
+		.gen = gen_program, .predict = predict_program,
+		.commit = commit_nothing, .exec = exec_program,
+	},
+	{
+		.name = "rank-mmap", .weight = 3,
+		.errnos = { EINVAL, ENOMEM, 0 },
+		.gen = gen_rank_mmap, .predict = predict_rank_mmap,
+		.commit = commit_nothing, .exec = exec_rank_mmap,
+	},
 };
 
 /* ---------------------------------------------------------- the engine */
@@ -2797,6 +3229,7 @@ static void run_call(struct ctx *c, struct fz_call *k)
 		es_add(&k->may, EBADF);
 		es_add(&allowed, EBADF);
 	}
+	k->wgen = session_mark();
 	errno = 0;
 	if (op->exec) {
 		op->exec(c, k);
@@ -2819,6 +3252,9 @@ static void run_call(struct ctx *c, struct fz_call *k)
 		violation(c, k, "returned %ld", k->ret);
 		return;
 	}
+	/* A DPU-program session overlapped: its DPUs may have been RUNNING */
+	if (k->err == EBUSY && k->cmd == DPUSIM_IOCTL_XFER && session_overlapped(k))
+		es_add(&k->may, EBUSY);
 	if (k->ret && !es_has(&allowed, k->err)) {
 		violation(c, k, "errno %s is not one the header allows for %s",
 			  ename(k->err), op->name);
@@ -3826,7 +4262,7 @@ TEST_F(fz, summary)
 	    (unsigned long long)ST->op_calls[0], (unsigned long long)ST->op_calls[1],
 	    (unsigned long long)ST->op_calls[2], (unsigned long long)ST->op_calls[3],
 	    (unsigned long long)ST->helper_calls, (unsigned long long)ST->violations);
-	n = snprintf(line, sizeof(line), "fuzz: per TM op:");
+	n = snprintf(line, sizeof(line), "fuzz: per TM and DPU-program op:");
 	for (e = 4; e < NOPS && n < sizeof(line); e++)
 		n += snprintf(line + n, sizeof(line) - n, " %s=%llu", fz_ops[e].name,
 			      (unsigned long long)ST->op_calls[e]);

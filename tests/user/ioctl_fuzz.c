@@ -94,8 +94,12 @@ struct desc {
 		struct dpusim_xfer x;
 		struct dpusim_sync s;
 		struct dpusim_rank_info i;
+		struct dpusim_launch l;
+		struct dpusim_dpu_status st;
+		struct dpusim_worker_open wo;
 		uint8_t raw[256];
 	} u;
+	struct dpusim_dpu_state states[WIN_DPUS];
 	uint32_t size;		/* bytes of u the kernel may read */
 	struct dpusim_xfer_dpu dpus[WIN_DPUS + 2];
 	struct dpusim_block blocks[MAX_FZ_BLOCKS];
@@ -108,7 +112,12 @@ struct desc {
 
 /* The errnos uapi/dpusim.h allows for each ioctl (0-terminated). */
 static const int allowed_xfer[] = { EFAULT, EINVAL, E2BIG, EOVERFLOW, ENOSPC,
-				    ENOMEM, EAGAIN, ETIMEDOUT, EINTR, 0 };
+				    ENOMEM, EAGAIN, ETIMEDOUT, EINTR, EBUSY, 0 };
+static const int allowed_launch[] = { EFAULT, EINVAL, E2BIG, EBUSY, ESRCH,
+				      ETIMEDOUT, EINTR, 0 };
+static const int allowed_status[] = { EFAULT, EINVAL, E2BIG, EINTR, 0 };
+static const int allowed_worker_open[] = { EFAULT, EINVAL, E2BIG, EMFILE,
+					   ENFILE, ENOMEM, 0 };
 static const int allowed_sync[] = { EFAULT, EINVAL, E2BIG, ETIMEDOUT, EINTR, 0 };
 static const int allowed_info[] = { EFAULT, EINVAL, E2BIG, 0 };
 static const int allowed_unknown[] = { ENOTTY, EFAULT, EINVAL, E2BIG,
@@ -226,8 +235,9 @@ static void gen_xfer(struct fz *f, struct desc *d)
 	/* At most one defect whose errno the header fixes. */
 	switch (below(24)) {
 	case 0: x->flags |= 1U << (4 + below(28)); d->expect = EINVAL; break;
-	case 1: x->offset |= 4; d->expect = EINVAL; break;
-	case 2: if (len) { x->length |= 4; d->expect = EINVAL; } break;
+	/* WRAM: 4-byte alignment (DPUSIM_WRAM_ALIGN), MRAM: 8 */
+	case 1: x->offset |= wram ? 2 : 4; d->expect = EINVAL; break;
+	case 2: if (len) { x->length |= wram ? 2 : 4; d->expect = EINVAL; } break;
 	case 3: x->offset = (wram ? f->info.wram_size : f->info.mram_size) - 8 * below(2);
 		x->length = 16; d->expect = EOVERFLOW; break;
 	case 4: x->offset = UINT64_MAX - 7; x->length = 16; d->expect = EOVERFLOW; break;
@@ -342,18 +352,113 @@ static void gen_info(struct fz *f, struct desc *d)
 	}
 }
 
+/*
+ * DPUSIM_IOCTL_LAUNCH: the fuzzed rank has no worker file open outside
+ * worker_session(), so a well-formed launch fails with ESRCH.
+ */
+static void gen_launch(struct fz *f, struct desc *d)
+{
+	struct dpusim_launch *l = &d->u.l;
+	uint32_t n = f->info.nr_dpus;
+
+	d->cmd = DPUSIM_IOCTL_LAUNCH;
+	d->size = sizeof(*l);
+	d->exact = true;
+	d->expect = ESRCH;
+	l->nr_dpus = 1 + below(n);
+	*l = (struct dpusim_launch){ .size = sizeof(*l), .nr_dpus = l->nr_dpus,
+				     .first_dpu = below(n - l->nr_dpus + 1) };
+	switch (below(9)) {
+	case 0: l->flags = 1U << below(32); d->expect = EINVAL; break;
+	case 1: l->nr_dpus = 0; d->expect = EINVAL; break;
+	case 2: l->first_dpu = n + below(1000); d->expect = EINVAL; break;
+	case 3: l->nr_dpus = n - l->first_dpu + 1 + below(UINT32_MAX - n);
+		d->expect = EINVAL; break;
+	case 4: d->size = below(sizeof(*l)); l->size = d->size; d->expect = EINVAL; break;
+	case 5: d->size = sizeof(*l) + 8; l->size = d->size;
+		d->u.raw[sizeof(*l) + below(8)] = 1; d->expect = E2BIG; break;
+	case 6: d->use_argp = true; d->argp = (uintptr_t)f->hole; d->expect = EFAULT; break;
+	default: break;
+	}
+}
+
+static void gen_status(struct fz *f, struct desc *d)
+{
+	struct dpusim_dpu_status *st = &d->u.st;
+	uint32_t n = f->info.nr_dpus, nr = below(WIN_DPUS + 1);
+
+	d->cmd = DPUSIM_IOCTL_DPU_STATUS;
+	d->size = sizeof(*st);
+	d->exact = true;
+	d->expect = 0;
+	*st = (struct dpusim_dpu_status){
+		/* first_dpu names a DPU of the rank, also with nr_dpus 0 */
+		.size = sizeof(*st), .nr_dpus = nr,
+		.first_dpu = nr ? below(n - nr + 1) : below(n),
+		.states = (uintptr_t)d->states,
+	};
+	if (chance(20)) {	/* out fields: garbage in */
+		st->nr_running = rnd();
+		st->nr_fault = rnd();
+	}
+	switch (below(10)) {
+	case 0: st->flags = 1U << below(32); d->expect = EINVAL; break;
+	case 1: st->first_dpu = n + below(1000); d->expect = EINVAL; break;
+	case 2: st->nr_dpus = n - st->first_dpu + 1 + below(1000); d->expect = EINVAL; break;
+	case 3: if (nr) {
+			st->states = chance(50) ? 0 : (uintptr_t)f->hole;
+			d->expect = EFAULT;
+		}
+		break;
+	case 4: if (nr) { st->states = (uintptr_t)f->ro; d->expect = EFAULT; } break;
+	case 5: d->size = below(sizeof(*st)); st->size = d->size; d->expect = EINVAL; break;
+	case 6: d->size = sizeof(*st) + 8; st->size = d->size;
+		d->u.raw[sizeof(*st) + below(8)] = 1; d->expect = E2BIG; break;
+	default: break;
+	}
+}
+
+static void gen_worker_open(struct fz *f, struct desc *d)
+{
+	struct dpusim_worker_open *wo = &d->u.wo;
+
+	d->cmd = DPUSIM_IOCTL_WORKER_OPEN;
+	d->size = sizeof(*wo);
+	d->exact = true;
+	d->expect = 0;
+	*wo = (struct dpusim_worker_open){ .size = sizeof(*wo) };
+	if (chance(20))
+		wo->fd = rnd();	/* an out field: ignored */
+	switch (below(8)) {
+	case 0: wo->flags = 1U << below(32); d->expect = EINVAL; break;
+	case 1: wo->__reserved = 1 + below(1000); d->expect = EINVAL; break;
+	case 2: d->size = below(sizeof(*wo)); wo->size = d->size; d->expect = EINVAL; break;
+	case 3: d->size = sizeof(*wo) + 8; wo->size = d->size;
+		d->u.raw[sizeof(*wo) + below(8)] = 1; d->expect = E2BIG; break;
+	case 4: d->use_argp = true; d->argp = (uintptr_t)f->hole; d->expect = EFAULT; break;
+	default: break;
+	}
+}
+
+/* A successful WORKER_OPEN returned a file: close it at once. */
+static void close_worker(struct desc *d, int err)
+{
+	if (!err && d->cmd == DPUSIM_IOCTL_WORKER_OPEN && !d->use_argp)
+		close(d->u.wo.fd);
+}
+
 /* Unknown command numbers of our type, and other types. */
 static void gen_unknown(struct fz *f, struct desc *d)
 {
 	(void)f;
-	d->cmd = chance(50) ? _IO(DPUSIM_TYPE, DPUSIM_CMD_BASE + 3 + below(100)) :
+	d->cmd = chance(50) ? _IO(DPUSIM_TYPE, DPUSIM_CMD_BASE + 6 + below(100)) :
 			      (uint32_t)rnd();
 	d->size = sizeof(uint32_t);
 	d->u.i.size = 8;
 	d->exact = true;
 	d->expect = ENOTTY;
 	if ((d->cmd & 0xffff) >= ((DPUSIM_TYPE << 8) | DPUSIM_CMD_BASE) &&
-	    (d->cmd & 0xffff) <= ((DPUSIM_TYPE << 8) | (DPUSIM_CMD_BASE + 2)))
+	    (d->cmd & 0xffff) <= ((DPUSIM_TYPE << 8) | (DPUSIM_CMD_BASE + 5)))
 		d->expect = -1;	/* a random number that is one of ours */
 }
 
@@ -888,6 +993,9 @@ static const struct op ops[] = {
 	{ "xfer-random", gen_xfer_random, NULL },
 	{ "sync", gen_sync, NULL },
 	{ "rank-info", gen_info, NULL },
+	{ "launch", gen_launch, NULL },
+	{ "dpu-status", gen_status, NULL },
+	{ "worker-open", gen_worker_open, NULL },
 	{ "unknown", gen_unknown, NULL },
 	/* /dev/dpusim/tm, from NR_RANK_OPS on */
 	{ "tm-query", gen_tm_query, NULL, DPUSIM_IOCTL_TM_QUERY },
@@ -906,7 +1014,7 @@ static const struct op ops[] = {
 	{ "tm-unknown", gen_tm_unknown, NULL, 0 },
 };
 
-#define NR_RANK_OPS	5
+#define NR_RANK_OPS	8
 
 /* Is @err one the header allows for ioctl @cmd? */
 static bool allowed(unsigned long cmd, int err)
@@ -917,6 +1025,9 @@ static bool allowed(unsigned long cmd, int err)
 	case DPUSIM_IOCTL_XFER: e = allowed_xfer; break;
 	case DPUSIM_IOCTL_SYNC: e = allowed_sync; break;
 	case DPUSIM_IOCTL_RANK_INFO: e = allowed_info; break;
+	case DPUSIM_IOCTL_LAUNCH: e = allowed_launch; break;
+	case DPUSIM_IOCTL_DPU_STATUS: e = allowed_status; break;
+	case DPUSIM_IOCTL_WORKER_OPEN: e = allowed_worker_open; break;
 	default: e = allowed_unknown; break;
 	}
 	for (; *e; e++)
@@ -1001,6 +1112,7 @@ static enum verdict exact_call(struct fz *f)
 	memset(&d, 0, sizeof(d));
 	op->gen(f, &d);
 	err = do_call(f->fd, &d);
+	close_worker(&d, err);
 	f->calls++;
 	f->errs[err < 160 ? err : 159]++;
 	if (err == 0)
@@ -1028,6 +1140,198 @@ static enum verdict exact_call(struct fz *f)
 		return CALL_OK;
 	}
 	return CALL_RESYNC;
+}
+
+/* ------------------------------------------------------------ workers */
+
+#define WS_FAIL(...)					\
+	do {						\
+		fprintf(stderr, "fuzz: worker session: " __VA_ARGS__); \
+		fprintf(stderr, "\n");			\
+		goto bad;				\
+	} while (0)
+
+/* An ioctl that must fail with @want (0: succeed). */
+static bool ws_expect(struct fz *f, int fd, unsigned long cmd, void *arg,
+		      int want, const char *what)
+{
+	int err = ioctl(fd, cmd, arg) ? errno : 0;
+
+	f->calls++;
+	atomic_fetch_add(&total_calls, 1);
+	if (err == want)
+		return true;
+	fprintf(stderr, "fuzz: worker session: %s: errno %d (%s), want %d (%s)\n",
+		what, err, strerror(err), want, strerror(want));
+	return false;
+}
+
+/*
+ * The exact phase's DPU program runs: a worker file, a launch of some
+ * modelled DPUs, claims in DPU order, each DPU's WRAM and MRAM windows
+ * written through a mapping of the worker file (the model follows),
+ * random defects of every worker ioctl and of mmap on the way, FINISH
+ * (DONE, or FAULT with a reason), sometimes a worker file closed while
+ * holding a DPU; then DPU_STATUS must show what happened.
+ */
+static enum verdict worker_session(struct fz *f)
+{
+	struct dpusim_worker_open wo = { .size = sizeof(wo) };
+	struct dpusim_dpu_state st[WIN_DPUS];
+	struct dpusim_dpu_status sq = { .size = sizeof(sq), .states = (uintptr_t)st };
+	uint32_t first = below(WIN_DPUS), nr = 1 + below(WIN_DPUS - first);
+	uint32_t want[WIN_DPUS], k, i, quit = chance(15) ? below(nr) : nr;
+	struct dpusim_launch l = { .size = sizeof(l), .first_dpu = first, .nr_dpus = nr };
+	struct dpusim_worker_claim c;
+	struct dpusim_worker_finish fin;
+	char reason[WIN_DPUS][DPUSIM_REASON_LEN];
+	uint8_t *m;
+	int w = -1;
+
+	if (!ws_expect(f, f->fd, DPUSIM_IOCTL_WORKER_OPEN, &wo, 0, "WORKER_OPEN"))
+		return CALL_BAD;
+	w = wo.fd;
+	if (!ws_expect(f, f->fd, DPUSIM_IOCTL_LAUNCH, &l, 0, "LAUNCH"))
+		goto bad;
+	if (!ws_expect(f, f->fd, DPUSIM_IOCTL_LAUNCH, &l, EBUSY, "LAUNCH again"))
+		goto bad;
+	{
+		struct dpusim_xfer_dpu dd = { .dpu = first + below(nr), .nr_blocks = 1 };
+		struct dpusim_block b = { (uintptr_t)f->dst, 8 };
+		struct dpusim_xfer x = {
+			.size = sizeof(x), .flags = DPUSIM_XFER_FROM_DPU, .length = 8,
+			.nr_dpus = 1, .nr_blocks = 1, .dpus = (uintptr_t)&dd,
+			.blocks = (uintptr_t)&b,
+		};
+
+		if (!ws_expect(f, f->fd, DPUSIM_IOCTL_XFER, &x, EBUSY, "XFER to a RUNNING DPU"))
+			goto bad;
+	}
+	for (k = 0; k < nr; k++) {
+		want[k] = DPUSIM_DPU_FAULT;
+		strcpy(reason[k], k == quit ? "worker exited" : "no worker left");
+	}
+	for (k = 0; k < nr && k <= quit; k++) {
+		uint32_t dpu = first + k;
+
+		c = (struct dpusim_worker_claim){ .size = sizeof(c),
+						  .flags = 2U << below(31) };
+		if (chance(20) && !ws_expect(f, w, DPUSIM_IOCTL_WORKER_CLAIM, &c,
+					     EINVAL, "CLAIM with a bad flag"))
+			goto bad;
+		c = (struct dpusim_worker_claim){ .size = sizeof(c),
+						  .flags = DPUSIM_CLAIM_NONBLOCK };
+		if (!ws_expect(f, w, DPUSIM_IOCTL_WORKER_CLAIM, &c, 0, "CLAIM"))
+			goto bad;
+		if (c.dpu != dpu || c.nr_dpus != f->info.nr_dpus ||
+		    c.wram_size != f->info.wram_size || c.mram_size != f->info.mram_size)
+			WS_FAIL("CLAIM gave DPU %u (want %u), %u DPUs", c.dpu, dpu, c.nr_dpus);
+		if (chance(20) && !ws_expect(f, w, DPUSIM_IOCTL_WORKER_CLAIM, &c,
+					     EINVAL, "CLAIM holding a DPU"))
+			goto bad;
+		/* mmap: not the held DPU, private, past the memory */
+		switch (below(4)) {
+		case 0:
+			m = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, w,
+				 DPUSIM_MMAP_MRAM((dpu + 1 + below(f->info.nr_dpus - 1)) %
+						  f->info.nr_dpus));
+			if (m != MAP_FAILED || errno != EACCES)
+				WS_FAIL("mmap of a DPU not held: %s", strerror(errno));
+			break;
+		case 1:
+			m = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, w, DPUSIM_MMAP_WRAM(dpu));
+			if (m != MAP_FAILED || errno != EINVAL)
+				WS_FAIL("private mmap: %s", strerror(errno));
+			break;
+		case 2:
+			m = mmap(NULL, 2 * PAGE, PROT_READ, MAP_SHARED, w,
+				 DPUSIM_MMAP_WRAM(dpu) + f->info.wram_size - PAGE);
+			if (m != MAP_FAILED || errno != EINVAL)
+				WS_FAIL("mmap past WRAM: %s", strerror(errno));
+			break;
+		default:
+			break;
+		}
+		/* write the windows through the mapping; the model follows */
+		if (dpu < WIN_DPUS) {
+			uint32_t off, len;
+
+			m = mmap(NULL, WIN_WRAM, PROT_READ | PROT_WRITE, MAP_SHARED, w,
+				 DPUSIM_MMAP_WRAM(dpu));
+			if (m == MAP_FAILED)
+				WS_FAIL("mmap WRAM: %s", strerror(errno));
+			if (memcmp(m, f->wram[dpu], WIN_WRAM))
+				WS_FAIL("WRAM of DPU %u mapped differs from the model", dpu);
+			off = below(WIN_WRAM);
+			len = below(WIN_WRAM - off + 1);
+			for (i = 0; i < len; i++)
+				m[off + i] = f->wram[dpu][off + i] = rnd();
+			munmap(m, WIN_WRAM);
+			m = mmap(NULL, WIN_MRAM, PROT_READ | PROT_WRITE, MAP_SHARED, w,
+				 DPUSIM_MMAP_MRAM(dpu));
+			if (m == MAP_FAILED)
+				WS_FAIL("mmap MRAM: %s", strerror(errno));
+			if (memcmp(m, f->mram[dpu], WIN_MRAM))
+				WS_FAIL("MRAM of DPU %u mapped differs from the model", dpu);
+			off = below(WIN_MRAM);
+			len = below(WIN_MRAM - off + 1) % 4096;
+			for (i = 0; i < len; i++)
+				m[off + i] = f->mram[dpu][off + i] = rnd();
+			munmap(m, WIN_MRAM);
+		}
+		if (k == quit)
+			break;	/* the worker file closes holding it */
+		fin = (struct dpusim_worker_finish){ .size = sizeof(fin), .dpu = dpu };
+		switch (below(6)) {
+		case 0: fin.flags = 2U << below(31); break;
+		case 1: fin.dpu = dpu + 1 + below(100); break;
+		case 2: fin.__reserved = 1; break;
+		case 3: fin.reason[below(DPUSIM_REASON_LEN)] = 'x'; break;
+		case 4: fin.flags = DPUSIM_FINISH_FAULT;
+			memset(fin.reason, 'y', sizeof(fin.reason));
+			break;
+		default: fin.dpu = ~0U; break;
+		}
+		if (chance(50) && !ws_expect(f, w, DPUSIM_IOCTL_WORKER_FINISH, &fin,
+					     EINVAL, "FINISH with a defect"))
+			goto bad;
+		fin = (struct dpusim_worker_finish){ .size = sizeof(fin), .dpu = dpu };
+		want[k] = DPUSIM_DPU_DONE;
+		reason[k][0] = 0;
+		if (chance(40)) {
+			fin.flags = DPUSIM_FINISH_FAULT;
+			snprintf(fin.reason, sizeof(fin.reason), "%s %u",
+				 chance(20) ? "" : "SIGSEGV at", (unsigned int)below(1000));
+			want[k] = DPUSIM_DPU_FAULT;
+			strcpy(reason[k], fin.reason[0] ? fin.reason : "fault");
+		}
+		if (!ws_expect(f, w, DPUSIM_IOCTL_WORKER_FINISH, &fin, 0, "FINISH"))
+			goto bad;
+	}
+	if (quit == nr) {
+		c = (struct dpusim_worker_claim){ .size = sizeof(c),
+						  .flags = DPUSIM_CLAIM_NONBLOCK };
+		if (!ws_expect(f, w, DPUSIM_IOCTL_WORKER_CLAIM, &c, EAGAIN,
+			       "CLAIM with nothing to run"))
+			goto bad;
+	}
+	close(w);
+	w = -1;
+	sq.first_dpu = first;
+	sq.nr_dpus = nr;
+	if (!ws_expect(f, f->fd, DPUSIM_IOCTL_DPU_STATUS, &sq, 0, "DPU_STATUS"))
+		return CALL_BAD;
+	if (sq.nr_running)
+		WS_FAIL("%u DPUs still RUNNING", sq.nr_running);
+	for (k = 0; k < nr; k++)
+		if (st[k].state != want[k] || strcmp(st[k].reason, reason[k]))
+			WS_FAIL("DPU %u: state %u reason \"%.56s\", want %u \"%s\"",
+				first + k, st[k].state, st[k].reason, want[k], reason[k]);
+	return CALL_OK;
+bad:
+	if (w >= 0)
+		close(w);
+	return CALL_BAD;
 }
 
 /* ------------------------------------------------------------ races */
@@ -1079,6 +1383,7 @@ static void *race_caller(void *arg)
 		if (d->cmd == DPUSIM_IOCTL_XFER && d->u.x.length > 4 * PAGE)
 			d->u.x.length = 4 * PAGE;
 		err = do_call(r->fd, d);
+		close_worker(d, err);
 		if (err && !(r->tm ? tm_allowed : allowed)(d->cmd, err) &&
 		    !(r->closing && err == EBADF)) {
 			fprintf(stderr, "fuzz: race: errno %d (%s) on %#x\n", err,
@@ -1423,6 +1728,11 @@ TEST_F_TIMEOUT(fuzz, ioctls, 7 * 24 * 3600)
 				(unsigned long long)seed, (unsigned long long)f->calls);
 			if (v == CALL_RESYNC)
 				reopen(_metadata, f);	/* memory zero again */
+			if (i % 100 == 50)
+				ASSERT_NE(CALL_BAD, worker_session(f))
+					TH_LOG("seed %#llx, call %llu",
+					       (unsigned long long)seed,
+					       (unsigned long long)f->calls);
 			if (i % 250 == 249)
 				ASSERT_TRUE(check_window(f)) TH_LOG("after %llu calls",
 					(unsigned long long)f->calls);

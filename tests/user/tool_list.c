@@ -76,6 +76,33 @@ TEST(list_json)
 	EXPECT_NE(NULL, strrchr(out, ']'));
 }
 
+/* The run states of the DPUs: "idle 64", "running 4, idle 60". */
+TEST(list_shows_dpu_states)
+{
+	struct dpusim_worker_open wo = { .size = sizeof(wo) };
+	struct dpusim_launch l = { .size = sizeof(l), .first_dpu = 2, .nr_dpus = 4 };
+	char out[8192];
+	int fd;
+
+	ASSERT_EQ(0, capture(TOOL " list", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "idle 64")) TH_LOG("no 'idle 64' in:\n%s", out);
+	fd = open(RANK_PATH(1), O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, DPUSIM_IOCTL_WORKER_OPEN, &wo));
+	ASSERT_EQ(0, ioctl(fd, DPUSIM_IOCTL_LAUNCH, &l));
+	ASSERT_EQ(0, capture(TOOL " list", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "running 4, idle 60")) TH_LOG("in:\n%s", out);
+	ASSERT_EQ(0, capture(TOOL " list --json", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "\"dpu_states\": {\"idle\": 60, \"running\": 4, \"done\": 0, \"fault\": 0}"))
+		TH_LOG("in:\n%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"launches\": ")) TH_LOG("in:\n%s", out);
+	/* the worker file closed: they fault ("no worker left") */
+	close(wo.fd);
+	ASSERT_EQ(0, capture(TOOL " list", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "fault 4, idle 60")) TH_LOG("in:\n%s", out);
+	close(fd);
+}
+
 TEST(bad_usage)
 {
 	EXPECT_EQ(2, run_cmd(TOOL " frobnicate 2>/dev/null"));

@@ -3,8 +3,9 @@
  * dpusim — command-line tool for the simulated DPU ranks.
  *
  *   dpusim list [--json]   every rank: index, device, DPUs, MRAM, WRAM, owner,
- *                          and how close it is to its limits; then the
- *                          tag-matching device and its counters
+ *                          how close it is to its limits and the run
+ *                          states of its DPUs; then the tag-matching
+ *                          device and its counters
  *   dpusim --help | --version
  *
  * Reads sysfs through libudev and never opens a rank, so it works while
@@ -32,7 +33,8 @@ static void usage(FILE *f)
 		"  list [--json]   list the simulated ranks (index, device, DPUs,\n"
 		"                  MRAM and WRAM per DPU, resident memory, owner,\n"
 		"                  pinned user pages, the asynchronous queue\n"
-		"                  against its limits), then the tag-matching\n"
+		"                  against its limits, the run states of its DPUs,\n"
+		"                  e.g. \"running 4, done 60\"), then the tag-matching\n"
 		"                  device /dev/dpusim/tm with its counters;\n"
 		"                  --json prints a JSON array for scripts: one\n"
 		"                  object per rank, then {\"tm\": {...}}\n"
@@ -69,17 +71,82 @@ static void human_size(char *buf, size_t len, uint64_t v)
 	snprintf(buf, len, "%llu %s", (unsigned long long)whole, units[u]);
 }
 
+/*
+ * The run states of a rank's DPUs (sysfs dpu_state: one word per DPU) and
+ * its launches and faults counters; false if the kernel has none.
+ */
+struct run_states {
+	unsigned int n[4];	/* idle, running, done, fault */
+	long long launches, faults;
+};
+
+static const char *const run_state_names[4] = { "idle", "running", "done", "fault" };
+
+static long long read_rank_ll(uint32_t index, const char *attr)
+{
+	char path[128], buf[64];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/dpusim/rank%u/%s", index, attr);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f))
+		v = strtoll(buf, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+static bool read_run_states(uint32_t index, struct run_states *rs)
+{
+	char path[128], word[16];
+	FILE *f;
+	int i;
+
+	memset(rs, 0, sizeof(*rs));
+	snprintf(path, sizeof(path), "/sys/class/dpusim/rank%u/dpu_state", index);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (fscanf(f, "%15s", word) == 1)
+		for (i = 0; i < 4; i++)
+			if (!strcmp(word, run_state_names[i]))
+				rs->n[i]++;
+	fclose(f);
+	rs->launches = read_rank_ll(index, "launches");
+	rs->faults = read_rank_ll(index, "faults");
+	return true;
+}
+
+/* "running 4, done 60": the states present, running first */
+static void format_run_states(char *buf, size_t len, const struct run_states *rs)
+{
+	static const int order[4] = { 1, 2, 3, 0 };
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < 4 && used < len; i++) {
+		if (!rs->n[order[i]])
+			continue;
+		used += snprintf(buf + used, len - used, "%s%s %u", used ? ", " : "",
+				 run_state_names[order[i]], rs->n[order[i]]);
+	}
+}
+
 static void print_text(const struct dpusim_rank_desc *r, uint32_t n)
 {
 	uint32_t i;
 
-	printf("%-5s %-22s %5s %10s %10s %12s %10s %8s %11s  %s\n", "RANK",
+	printf("%-5s %-22s %5s %10s %10s %12s %10s %8s %11s  %-10s  %s\n", "RANK",
 	       "DEVICE", "DPUS", "MRAM/DPU", "WRAM/DPU", "MRAM RES", "WRAM RES",
-	       "PINNED", "QUEUE", "OWNER");
+	       "PINNED", "QUEUE", "OWNER", "DPU STATES");
 	for (i = 0; i < n; i++) {
 		char dpus[16] = "?", mram[32] = "?", wram[32] = "?";
 		char res[32] = "?", wres[32] = "?", owner[32] = "?";
-		char pinned[32] = "?", queue[32] = "?";
+		char pinned[32] = "?", queue[32] = "?", states[96] = "?";
+		struct run_states rs;
 
 		if (r[i].valid & DPUSIM_ATTR_NR_DPUS)
 			snprintf(dpus, sizeof(dpus), "%u", r[i].nr_dpus);
@@ -105,9 +172,11 @@ static void print_text(const struct dpusim_rank_desc *r, uint32_t n)
 				 r[i].is_owned ? "owned" : "free");
 		else if (r[i].valid & DPUSIM_ATTR_OWNER_PID)
 			snprintf(owner, sizeof(owner), "free");
-		printf("%-5u %-22s %5s %10s %10s %12s %10s %8s %11s  %s\n",
+		if (read_run_states(r[i].index, &rs))
+			format_run_states(states, sizeof(states), &rs);
+		printf("%-5u %-22s %5s %10s %10s %12s %10s %8s %11s  %-10s  %s\n",
 		       r[i].index, r[i].devnode, dpus, mram, wram, res, wres,
-		       pinned, queue, owner);
+		       pinned, queue, owner, states);
 	}
 }
 
@@ -197,6 +266,22 @@ static void print_tm_json(const struct dpusim_tm_desc *tm)
 	printf("}}");
 }
 
+/* , "dpu_states": {"idle": N, ...}, "launches": N, "faults": N (or nulls) */
+static void print_run_states_json(uint32_t index)
+{
+	struct run_states rs;
+	int i;
+
+	if (!read_run_states(index, &rs)) {
+		printf(", \"dpu_states\": null, \"launches\": null, \"faults\": null");
+		return;
+	}
+	printf(", \"dpu_states\": {");
+	for (i = 0; i < 4; i++)
+		printf("%s\"%s\": %u", i ? ", " : "", run_state_names[i], rs.n[i]);
+	printf("}, \"launches\": %lld, \"faults\": %lld", rs.launches, rs.faults);
+}
+
 static void print_json(const struct dpusim_rank_desc *r, uint32_t n,
 		       const struct dpusim_tm_desc *tm)
 {
@@ -238,6 +323,7 @@ static void print_json(const struct dpusim_rank_desc *r, uint32_t n,
 			       DPUSIM_ASYNC_MAX_PAGES);
 		else
 			printf("null");
+		print_run_states_json(r[i].index);
 		printf("}");
 	}
 	if (tm) {
