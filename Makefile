@@ -73,6 +73,9 @@ TOOL        := $(BUILD)/bin/dpusim
 TOOL_SRCS   := $(wildcard tools/dpusim/*.c)
 EXAMPLES    := $(patsubst tools/examples/%.c,$(BUILD)/examples/%,$(wildcard tools/examples/*.c))
 BENCH       := $(patsubst tools/bench/%.c,$(BUILD)/bench/%,$(wildcard tools/bench/*.c))
+# DPU programs of the examples and benchmarks (built by dpusim-cc)
+DPU_EXAMPLES := $(patsubst tools/examples/dpu/%.c,$(BUILD)/examples/dpu/%,$(wildcard tools/examples/dpu/*.c))
+DPU_BENCH   := $(patsubst tools/bench/dpu/%.c,$(BUILD)/bench/dpu/%,$(wildcard tools/bench/dpu/*.c))
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/test_*.c))
 USER_TESTS  := $(patsubst tests/user/%.c,$(BUILD)/tests/user/%,$(wildcard tests/user/*.c))
 
@@ -91,8 +94,8 @@ module: $(KSOURCES)
 lib: $(LIB_SO) $(LIB_A) $(DPURT_A)
 tool: $(TOOL)
 tests: $(UNIT_TESTS) $(USER_TESTS) $(DPU_TESTS)
-examples: $(EXAMPLES)
-bench: $(BENCH)
+examples: $(EXAMPLES) $(DPU_EXAMPLES)
+bench: $(BENCH) $(DPU_BENCH)
 
 $(BUILD)/pic/%.o: %.c $(PUBLIC_HDRS) $(wildcard lib/*.h) include/uapi/dpusim.h
 	@mkdir -p $(dir $@)
@@ -127,6 +130,14 @@ $(BUILD)/tests/dpu/barrier_test_%t: tests/user/dpu/barrier_test.c $(DPURT_A) $(D
 	$(DPUCC) $(DPU_CFLAGS) -DNR_TASKLETS=$* -o $@ $<
 
 $(BUILD)/tests/dpu/%: tests/user/dpu/%.c $(DPURT_A) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
+	@mkdir -p $(dir $@)
+	$(DPUCC) $(DPU_CFLAGS) -DNR_TASKLETS=$(or $(DPU_NR_$*),1) -o $@ $<
+
+$(BUILD)/examples/dpu/%: tools/examples/dpu/%.c $(DPURT_A) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
+	@mkdir -p $(dir $@)
+	$(DPUCC) $(DPU_CFLAGS) -DNR_TASKLETS=$(or $(DPU_NR_$*),1) -o $@ $<
+
+$(BUILD)/bench/dpu/%: tools/bench/dpu/%.c $(DPURT_A) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
 	@mkdir -p $(dir $@)
 	$(DPUCC) $(DPU_CFLAGS) -DNR_TASKLETS=$(or $(DPU_NR_$*),1) -o $@ $<
 

@@ -5,10 +5,9 @@
  *
  * Every DPU holds a slice of an int buffer in its MRAM and partitions it
  * around a pivot: elements < pivot on the left, > pivot on the right, and
- * the two lengths in a small metadata record after the buffer. DPU programs
- * do not run yet, so the host plays the DPU: it reads the slice back from
- * MRAM, partitions it and writes the result and the metadata, as the DPU
- * program of the seed would.
+ * the two lengths in a small metadata record after the buffer. The DPU
+ * side is a real DPU program (tools/examples/dpu/pivot.c, built by
+ * dpusim-cc into build/examples/dpu/pivot) run with dpu_launch.
  *
  * The host part is the seed's: read every DPU's metadata, compute where
  * each DPU's left part goes in one contiguous host array of all left parts
@@ -34,7 +33,7 @@
  *
  * The input never contains the pivot itself, so left + right = n.
  *
- * usage: pivot [--dpus N] [--elements-per-dpu N] [--seed S]
+ * usage: pivot [--dpus N] [--elements-per-dpu N] [--seed S] [--dpu-program F]
  * Exit status: 0 if both variants gathered exactly the expected arrays,
  * 1 on a mismatch or a DPU error, 2 on bad usage.
  */
@@ -157,10 +156,11 @@ static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pivot [--dpus N] [--elements-per-dpu N] [--seed S]\n"
+		"usage: pivot [--dpus N] [--elements-per-dpu N] [--seed S] [--dpu-program F]\n"
 		"  --dpus N              DPUs to allocate (default: all free ranks)\n"
 		"  --elements-per-dpu N  ints per DPU (default 4096, max %u)\n"
-		"  --seed S              input seed (default 1)\n",
+		"  --seed S              input seed (default 1)\n"
+		"  --dpu-program F       the DPU program (default build/examples/dpu/pivot)\n",
 		1U << 22);
 }
 
@@ -179,75 +179,22 @@ struct pivot_run {
 };
 
 /*
- * What the DPU program of the seed does, done by the host: read the slice
- * and the host-written offset from MRAM, partition it, and write back the
- * two blocks in the order the offset says (block (i + offset) % NB_BLOCKS
- * at the i-th place) and the metadata (left and right lengths).
+ * The DPU program of the seed (tools/examples/dpu/pivot.c, built by
+ * dpusim-cc) partitions every DPU's slice in its MRAM: it reads the
+ * host-written offset, writes the two blocks in the order the offset says
+ * (block (i + offset) % NB_BLOCKS at the i-th place) and the metadata
+ * (left and right lengths).
  */
-static void simulate_dpus(struct pivot_run *r)
+static void run_dpus(struct pivot_run *r)
 {
-	struct dpu_set_t dpu;
-	uint32_t i;
-	int **work = xcalloc(r->nr_dpus, sizeof(*work));
-	int *part[NB_BLOCKS];
+	uint32_t n = (uint32_t)r->n;
+	int32_t pivot = r->pivot;
 
-	part[0] = xcalloc(r->n + 1, sizeof(int));
-	part[1] = xcalloc(r->n + 1, sizeof(int));
-	for (i = 0; i < r->nr_dpus; i++)
-		work[i] = xcalloc(r->buf_bytes, 1);
-
-	/* The "DPUs" read their slices (one transfer for all of them). */
-	DPU_FOREACH(r->set, dpu, i)
-		DPU_ASSERT(dpu_prepare_xfer(dpu, work[i]));
-	DPU_ASSERT(dpu_push_xfer(r->set, DPU_XFER_FROM_DPU,
-				 DPU_MRAM_HEAP_POINTER_NAME, 0, r->buf_bytes,
-				 DPU_XFER_DEFAULT));
-
-	DPU_FOREACH(r->set, dpu, i) {
-		uint32_t param[2], meta[2], len[NB_BLOCKS] = { 0, 0 };
-		size_t k, store = 0;
-
-		if (memcmp(work[i], r->input[i], r->n * sizeof(int)) != 0) {
-			fprintf(stderr, "pivot: DPU %u: MRAM does not hold the slice written to it\n",
-				i);
-			exit(EXIT_FAILURE);
-		}
-		DPU_ASSERT(dpu_copy_from(dpu, DPU_MRAM_HEAP_POINTER_NAME,
-					 (uint32_t)(r->buf_bytes + META_BYTES),
-					 param, sizeof(param)));
-
-		for (k = 0; k < r->n; k++) {
-			int v = work[i][k];
-
-			if (v < r->pivot)
-				part[0][len[0]++] = v;
-			else if (v > r->pivot)
-				part[1][len[1]++] = v;
-		}
-		for (uint32_t b = 0; b < NB_BLOCKS; b++) {
-			uint32_t idx = (b + param[0]) % NB_BLOCKS;
-
-			memcpy(work[i] + store, part[idx], len[idx] * sizeof(int));
-			store += len[idx];
-		}
-		meta[0] = len[0];
-		meta[1] = len[1];
-		DPU_ASSERT(dpu_copy_to(dpu, DPU_MRAM_HEAP_POINTER_NAME,
-				       (uint32_t)r->buf_bytes, meta, sizeof(meta)));
-	}
-
-	/* The partitioned slices (one transfer for all DPUs). */
-	DPU_FOREACH(r->set, dpu, i)
-		DPU_ASSERT(dpu_prepare_xfer(dpu, work[i]));
-	DPU_ASSERT(dpu_push_xfer(r->set, DPU_XFER_TO_DPU,
-				 DPU_MRAM_HEAP_POINTER_NAME, 0, r->buf_bytes,
-				 DPU_XFER_DEFAULT));
-
-	for (i = 0; i < r->nr_dpus; i++)
-		free(work[i]);
-	free(work);
-	free(part[0]);
-	free(part[1]);
+	DPU_ASSERT(dpu_broadcast_to(r->set, "nr_elements", 0, &n, sizeof(n),
+				    DPU_XFER_DEFAULT));
+	DPU_ASSERT(dpu_broadcast_to(r->set, "pivot", 0, &pivot, sizeof(pivot),
+				    DPU_XFER_DEFAULT));
+	DPU_ASSERT(dpu_launch(r->set, DPU_SYNCHRONOUS));
 }
 
 /* Count the elements of a that differ from b; print the first few. */
@@ -302,7 +249,7 @@ static size_t run_variant(struct pivot_run *r, bool rotated)
 				       param, sizeof(param)));
 	}
 
-	simulate_dpus(r);
+	run_dpus(r);
 
 	/* Host part of the seed: every DPU's metadata, in one transfer. */
 	DPU_FOREACH(r->set, dpu, i)
@@ -422,6 +369,7 @@ int main(int argc, char **argv)
 {
 	struct pivot_run r = { .n = 4096 };
 	uint64_t nr_dpus = DPU_ALLOCATE_ALL, seed = 1, v;
+	const char *dpu_program = "build/examples/dpu/pivot";
 	uint32_t nr_ranks, i;
 	size_t bad = 0, k, l, rr;
 	char profile[96];
@@ -439,6 +387,8 @@ int main(int argc, char **argv)
 			r.n = v;
 		} else if (!strcmp(opt, "--seed") && parse_u64(val, UINT64_MAX, &v)) {
 			seed = v;
+		} else if (!strcmp(opt, "--dpu-program") && val) {
+			dpu_program = val;
 		} else {
 			fprintf(stderr, "pivot: bad option or value: %s%s%s\n", opt,
 				val ? " " : "", val ? val : "");
@@ -456,6 +406,7 @@ int main(int argc, char **argv)
 	DPU_ASSERT(dpu_alloc((uint32_t)nr_dpus, profile, &r.set));
 	DPU_ASSERT(dpu_get_nr_dpus(r.set, &r.nr_dpus));
 	DPU_ASSERT(dpu_get_nr_ranks(r.set, &nr_ranks));
+	DPU_ASSERT(dpu_load(r.set, dpu_program, NULL));
 
 	/*
 	 * The input: a pivot, and per DPU a share of elements below it drawn

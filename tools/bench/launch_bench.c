@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT
+/*
+ * launch_bench - DPU-program figures of issue 9, in one run in the guest.
+ *
+ *   overhead  dpu_launch(DPU_SYNCHRONOUS) of the empty DPU program
+ *             (build/bench/dpu/empty) on all DPUs of 1 rank and of 4
+ *             ranks: median wall time per launch over --reps launches
+ *             (after one untimed warm-up launch, which starts the
+ *             workers); tools/bench/run counts the system calls per
+ *             launch with strace -c when strace is there
+ *   vecadd    C = A + B over 64 DPUs x 16 tasklets (build/bench/dpu/vecadd,
+ *             --elems int32 per DPU, in MRAM), the time of dpu_launch only,
+ *             against the same additions on the host's own threads (one per
+ *             online CPU, each a contiguous share of the same total); ratio
+ *             = host time / DPU time, target >= 0.5. Every C element is
+ *             checked after the runs.
+ *
+ * usage: launch_bench [--dpu-dir DIR] [--reps N] [--elems N] [--json FILE]
+ * Exit status: 0 when every result was right (targets missed are
+ * reported, not failures), 1 otherwise, 2 on bad usage.
+ */
+#include <dpu.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define VEC_DPUS 64u
+#define VEC_TASKLETS 16u
+
+static const char *dpu_dir = "build/bench/dpu";
+static unsigned int reps = 20;
+static uint32_t elems = 64 * 1024;	/* per DPU: 256 KiB per vector */
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static char *prog(const char *name)
+{
+	static char buf[2][512];
+	static int k;
+
+	k ^= 1;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", dpu_dir, name);
+	return buf[k];
+}
+
+/* Median µs of one synchronous launch of the empty program on nr_ranks. */
+static int overhead(uint32_t nr_ranks, double *us, uint32_t *nr_dpus)
+{
+	struct dpu_set_t set;
+	double *t;
+	unsigned int i;
+	int ret = -1;
+
+	if (dpu_alloc_ranks(nr_ranks, NULL, &set) != DPU_OK)
+		return -1;
+	t = calloc(reps, sizeof(*t));
+	if (!t)
+		goto out;
+	if (dpu_get_nr_dpus(set, nr_dpus) != DPU_OK ||
+	    dpu_load(set, prog("empty"), NULL) != DPU_OK ||
+	    dpu_launch(set, DPU_SYNCHRONOUS) != DPU_OK)
+		goto out;
+	for (i = 0; i < reps; i++) {
+		double t0 = now_us();
+
+		if (dpu_launch(set, DPU_SYNCHRONOUS) != DPU_OK)
+			goto out;
+		t[i] = now_us() - t0;
+	}
+	*us = median(t, reps);
+	ret = 0;
+out:
+	free(t);
+	dpu_free(set);
+	return ret;
+}
+
+struct host_add {
+	const int32_t *a, *b;
+	int32_t *c;
+	size_t n;
+};
+
+static void *host_add_thread(void *arg)
+{
+	struct host_add *h = arg;
+
+	for (size_t i = 0; i < h->n; i++)
+		h->c[i] = h->a[i] + h->b[i];
+	return NULL;
+}
+
+static double host_vecadd(const int32_t *a, const int32_t *b, int32_t *c,
+			  size_t n, unsigned int nthreads)
+{
+	struct host_add h[64];
+	pthread_t tid[64];
+	size_t share = (n + nthreads - 1) / nthreads;
+	double t0 = now_us();
+	unsigned int i;
+
+	for (i = 0; i < nthreads; i++) {
+		size_t lo = i * share, hi = lo + share > n ? n : lo + share;
+
+		h[i] = (struct host_add){ a + lo, b + lo, c + lo, hi > lo ? hi - lo : 0 };
+		if (i)
+			pthread_create(&tid[i], NULL, host_add_thread, &h[i]);
+	}
+	host_add_thread(&h[0]);
+	for (i = 1; i < nthreads; i++)
+		pthread_join(tid[i], NULL);
+	return now_us() - t0;
+}
+
+static int vecadd(double *dpu_us, double *host_us, unsigned int *nthreads)
+{
+	size_t n = (size_t)VEC_DPUS * elems, bytes = (size_t)elems * 4;
+	struct { uint32_t n, pad; } args = { elems, 0 };
+	int32_t *a = NULL, *b = NULL, *c = NULL, *hc = NULL;
+	double *td = NULL, *th = NULL;
+	struct dpu_set_t set, dpu;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int i;
+	uint32_t d;
+	int ret = -1;
+
+	*nthreads = cpus < 1 ? 1 : cpus > 64 ? 64 : (unsigned int)cpus;
+	if (dpu_alloc(VEC_DPUS, NULL, &set) != DPU_OK)
+		return -1;
+	a = malloc(n * 4);
+	b = malloc(n * 4);
+	c = malloc(n * 4);
+	hc = malloc(n * 4);
+	td = calloc(reps, sizeof(*td));
+	th = calloc(reps, sizeof(*th));
+	if (!a || !b || !c || !hc || !td || !th)
+		goto out;
+	for (size_t k = 0; k < n; k++) {
+		a[k] = (int32_t)(k * 2654435761u);
+		b[k] = (int32_t)(k * 40503u + 7);
+	}
+	memset(c, 0, n * 4);
+	memset(hc, 0, n * 4);
+	if (dpu_load(set, prog("vecadd"), NULL) != DPU_OK ||
+	    dpu_broadcast_to(set, "args", 0, &args, sizeof(args), DPU_XFER_DEFAULT) != DPU_OK)
+		goto out;
+	DPU_FOREACH(set, dpu, d)
+		if (dpu_prepare_xfer(dpu, a + (size_t)d * elems) != DPU_OK)
+			goto out;
+	if (dpu_push_xfer(set, DPU_XFER_TO_DPU, DPU_MRAM_HEAP_POINTER_NAME, 0,
+			  bytes, DPU_XFER_DEFAULT) != DPU_OK)
+		goto out;
+	DPU_FOREACH(set, dpu, d)
+		if (dpu_prepare_xfer(dpu, b + (size_t)d * elems) != DPU_OK)
+			goto out;
+	if (dpu_push_xfer(set, DPU_XFER_TO_DPU, DPU_MRAM_HEAP_POINTER_NAME,
+			  (uint32_t)bytes, bytes, DPU_XFER_DEFAULT) != DPU_OK)
+		goto out;
+	/* warm-up: workers started, MRAM of C allocated, host pages touched */
+	if (dpu_launch(set, DPU_SYNCHRONOUS) != DPU_OK)
+		goto out;
+	host_vecadd(a, b, hc, n, *nthreads);
+	for (i = 0; i < reps; i++) {
+		double t0 = now_us();
+
+		if (dpu_launch(set, DPU_SYNCHRONOUS) != DPU_OK)
+			goto out;
+		td[i] = now_us() - t0;
+		th[i] = host_vecadd(a, b, hc, n, *nthreads);
+	}
+	DPU_FOREACH(set, dpu, d)
+		if (dpu_prepare_xfer(dpu, c + (size_t)d * elems) != DPU_OK)
+			goto out;
+	if (dpu_push_xfer(set, DPU_XFER_FROM_DPU, DPU_MRAM_HEAP_POINTER_NAME,
+			  (uint32_t)(2 * bytes), bytes, DPU_XFER_DEFAULT) != DPU_OK)
+		goto out;
+	for (size_t k = 0; k < n; k++) {
+		int32_t want = (int32_t)((uint32_t)a[k] + (uint32_t)b[k]);
+
+		if (c[k] != want || hc[k] != want) {
+			fprintf(stderr, "vecadd: element %zu: DPU %d host %d, want %d\n",
+				k, c[k], hc[k], want);
+			goto out;
+		}
+	}
+	*dpu_us = median(td, reps);
+	*host_us = median(th, reps);
+	ret = 0;
+out:
+	free(a);
+	free(b);
+	free(c);
+	free(hc);
+	free(td);
+	free(th);
+	dpu_free(set);
+	return ret;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: launch_bench [--dpu-dir DIR] [--reps N] [--elems N] [--json FILE]\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *json = NULL;
+	double o1 = 0, o4 = 0, dus = 0, hus = 0;
+	uint32_t n1 = 0, n4 = 0;
+	unsigned int nthreads = 0;
+	int ok = 1, i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--dpu-dir") && i + 1 < argc)
+			dpu_dir = argv[++i];
+		else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+			reps = (unsigned int)strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--elems") && i + 1 < argc)
+			elems = (uint32_t)strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--json") && i + 1 < argc)
+			json = argv[++i];
+		else
+			return usage();
+	}
+	if (!reps || !elems || elems % 256)
+		return usage();
+
+	if (overhead(1, &o1, &n1)) {
+		fprintf(stderr, "launch_bench: overhead on 1 rank failed\n");
+		ok = 0;
+	} else {
+		printf("launch overhead, empty program, 1 rank (%u DPUs): %.0f us per synchronous launch (median of %u)\n",
+		       n1, o1, reps);
+	}
+	if (overhead(4, &o4, &n4)) {
+		fprintf(stderr, "launch_bench: overhead on 4 ranks failed\n");
+		ok = 0;
+	} else {
+		printf("launch overhead, empty program, 4 ranks (%u DPUs): %.0f us per synchronous launch (median of %u)\n",
+		       n4, o4, reps);
+	}
+	if (vecadd(&dus, &hus, &nthreads)) {
+		fprintf(stderr, "launch_bench: vecadd failed\n");
+		ok = 0;
+	} else {
+		printf("vecadd %u DPUs x %u tasklets, %u int32 per DPU: DPUs %.0f us, host %u threads %.0f us, ratio host/DPU %.2f (target >= 0.5: %s)\n",
+		       VEC_DPUS, VEC_TASKLETS, elems, dus, nthreads, hus, hus / dus,
+		       hus / dus >= 0.5 ? "met" : "MISSED");
+	}
+	if (json) {
+		FILE *f = fopen(json, "w");
+
+		if (f) {
+			fprintf(f, "{\"overhead_1rank_us\": %.1f, \"overhead_1rank_dpus\": %u, \"overhead_4ranks_us\": %.1f, \"overhead_4ranks_dpus\": %u, \"vecadd_dpu_us\": %.1f, \"vecadd_host_us\": %.1f, \"vecadd_host_threads\": %u, \"vecadd_ratio\": %.3f, \"reps\": %u, \"elems_per_dpu\": %u}\n",
+				o1, n1, o4, n4, dus, hus, nthreads, dus > 0 ? hus / dus : 0, reps, elems);
+			fclose(f);
+		}
+	}
+	return ok ? 0 : 1;
+}
