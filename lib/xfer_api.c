@@ -159,20 +159,118 @@ static bool check_buffer(const char *fn, const void *buf, size_t length)
 	return true;
 }
 
+/*
+ * Each transfer exists twice in the API: naming its symbol, or with a
+ * struct dpu_symbol_t (the *_symbol variants). One body each; sym is NULL
+ * for the named form.
+ */
+static dpu_error_t copy_to(const char *fn, struct dpu_set_t set,
+			   const char *name, const struct dpu_symbol_t *sym,
+			   uint32_t off, const void *src, size_t length)
+{
+	struct xfer_desc d = {
+		.fn = fn, .dir = DPU_XFER_TO_DPU, .symbol = name,
+		.by_symbol = sym, .symbol_offset = off, .length = length,
+		.src = SRC_BUFFER, .buffer = src,
+	};
+
+	if (!check_buffer(fn, src, length))
+		return DPU_ERR_INVALID_MEMORY_TRANSFER;
+	return run_xfer(set, &d);
+}
+
+static dpu_error_t copy_from(const char *fn, struct dpu_set_t set,
+			     const char *name, const struct dpu_symbol_t *sym,
+			     uint32_t off, void *dst, size_t length)
+{
+	struct xfer_desc d = {
+		.fn = fn, .dir = DPU_XFER_FROM_DPU, .symbol = name,
+		.by_symbol = sym, .symbol_offset = off, .length = length,
+		.src = SRC_BUFFER, .buffer = dst,
+	};
+
+	if (set.kind != DPU_SET_DPU) {
+		dpusim_log("%s: the set must be one DPU (from DPU_FOREACH), as UPMEM; use dpu_push_xfer for several",
+			   fn);
+		return DPU_ERR_INVALID_DPU_SET;
+	}
+	if (!check_buffer(fn, dst, length))
+		return DPU_ERR_INVALID_MEMORY_TRANSFER;
+	return run_xfer(set, &d);
+}
+
+static dpu_error_t broadcast_to(const char *fn, struct dpu_set_t set,
+				const char *name, const struct dpu_symbol_t *sym,
+				uint32_t off, const void *src, size_t length,
+				dpu_xfer_flags_t flags)
+{
+	struct xfer_desc d = {
+		.fn = fn, .dir = DPU_XFER_TO_DPU, .symbol = name,
+		.by_symbol = sym, .symbol_offset = off, .length = length,
+		.src = SRC_BUFFER, .buffer = src,
+		.async = flags & DPU_XFER_ASYNC,
+	};
+
+	if (!check_flags(fn, flags, DPU_XFER_NO_RESET | DPU_XFER_ASYNC))
+		return DPU_ERR_INVALID_MEMORY_TRANSFER;
+	if (!check_buffer(fn, src, length))
+		return DPU_ERR_INVALID_MEMORY_TRANSFER;
+	return run_xfer(set, &d);
+}
+
+static dpu_error_t push_xfer(const char *fn, struct dpu_set_t set,
+			     dpu_xfer_t xfer, const char *name,
+			     const struct dpu_symbol_t *sym, uint32_t off,
+			     size_t length, dpu_xfer_flags_t flags)
+{
+	struct xfer_desc d = {
+		.fn = fn, .dir = xfer, .symbol = name, .by_symbol = sym,
+		.symbol_offset = off, .length = length, .src = SRC_PREPARED,
+		.async = flags & DPU_XFER_ASYNC,
+		.reset_prepared = !(flags & DPU_XFER_NO_RESET),
+	};
+
+	if (!check_flags(fn, flags, DPU_XFER_NO_RESET | DPU_XFER_ASYNC))
+		return DPU_ERR_INVALID_MEMORY_TRANSFER;
+	return run_xfer(set, &d);
+}
+
+static dpu_error_t push_sg_xfer(const char *fn, struct dpu_set_t set,
+				dpu_xfer_t xfer, const char *name,
+				const struct dpu_symbol_t *sym, uint32_t off,
+				size_t length, const get_block_t *get_block,
+				dpu_sg_xfer_flags_t flags)
+{
+	struct xfer_desc d = {
+		.fn = fn, .dir = xfer, .symbol = name, .by_symbol = sym,
+		.symbol_offset = off, .length = length, .src = SRC_SG,
+		.get_block = get_block,
+		.length_check = !(flags & DPU_SG_XFER_DISABLE_LENGTH_CHECK),
+		.async = flags & DPU_SG_XFER_ASYNC,
+	};
+
+	if (!check_flags(fn, flags, DPU_SG_XFER_ASYNC |
+			 DPU_SG_XFER_DISABLE_LENGTH_CHECK))
+		return DPU_ERR_INVALID_MEMORY_TRANSFER;
+	return run_xfer(set, &d);
+}
+
 DPUSIM_API dpu_error_t dpu_copy_to(struct dpu_set_t dpu_set,
 				   const char *symbol_name,
 				   uint32_t symbol_offset, const void *src,
 				   size_t length)
 {
-	struct xfer_desc d = {
-		.fn = "dpu_copy_to", .dir = DPU_XFER_TO_DPU,
-		.symbol = symbol_name, .symbol_offset = symbol_offset,
-		.length = length, .src = SRC_BUFFER, .buffer = src,
-	};
+	return copy_to("dpu_copy_to", dpu_set, symbol_name, NULL,
+		       symbol_offset, src, length);
+}
 
-	if (!check_buffer(d.fn, src, length))
-		return DPU_ERR_INVALID_MEMORY_TRANSFER;
-	return run_xfer(dpu_set, &d);
+DPUSIM_API dpu_error_t dpu_copy_to_symbol(struct dpu_set_t dpu_set,
+					  struct dpu_symbol_t symbol,
+					  uint32_t symbol_offset,
+					  const void *src, size_t length)
+{
+	return copy_to("dpu_copy_to_symbol", dpu_set, NULL, &symbol,
+		       symbol_offset, src, length);
 }
 
 DPUSIM_API dpu_error_t dpu_copy_from(struct dpu_set_t dpu_set,
@@ -180,19 +278,17 @@ DPUSIM_API dpu_error_t dpu_copy_from(struct dpu_set_t dpu_set,
 				     uint32_t symbol_offset, void *dst,
 				     size_t length)
 {
-	struct xfer_desc d = {
-		.fn = "dpu_copy_from", .dir = DPU_XFER_FROM_DPU,
-		.symbol = symbol_name, .symbol_offset = symbol_offset,
-		.length = length, .src = SRC_BUFFER, .buffer = dst,
-	};
+	return copy_from("dpu_copy_from", dpu_set, symbol_name, NULL,
+			 symbol_offset, dst, length);
+}
 
-	if (dpu_set.kind != DPU_SET_DPU) {
-		dpusim_log("dpu_copy_from: the set must be one DPU (from DPU_FOREACH), as UPMEM; use dpu_push_xfer for several");
-		return DPU_ERR_INVALID_DPU_SET;
-	}
-	if (!check_buffer(d.fn, dst, length))
-		return DPU_ERR_INVALID_MEMORY_TRANSFER;
-	return run_xfer(dpu_set, &d);
+DPUSIM_API dpu_error_t dpu_copy_from_symbol(struct dpu_set_t dpu_set,
+					    struct dpu_symbol_t symbol,
+					    uint32_t symbol_offset, void *dst,
+					    size_t length)
+{
+	return copy_from("dpu_copy_from_symbol", dpu_set, NULL, &symbol,
+			 symbol_offset, dst, length);
 }
 
 DPUSIM_API dpu_error_t dpu_broadcast_to(struct dpu_set_t dpu_set,
@@ -201,18 +297,18 @@ DPUSIM_API dpu_error_t dpu_broadcast_to(struct dpu_set_t dpu_set,
 					const void *src, size_t length,
 					dpu_xfer_flags_t flags)
 {
-	struct xfer_desc d = {
-		.fn = "dpu_broadcast_to", .dir = DPU_XFER_TO_DPU,
-		.symbol = symbol_name, .symbol_offset = symbol_offset,
-		.length = length, .src = SRC_BUFFER, .buffer = src,
-		.async = flags & DPU_XFER_ASYNC,
-	};
+	return broadcast_to("dpu_broadcast_to", dpu_set, symbol_name, NULL,
+			    symbol_offset, src, length, flags);
+}
 
-	if (!check_flags(d.fn, flags, DPU_XFER_NO_RESET | DPU_XFER_ASYNC))
-		return DPU_ERR_INVALID_MEMORY_TRANSFER;
-	if (!check_buffer(d.fn, src, length))
-		return DPU_ERR_INVALID_MEMORY_TRANSFER;
-	return run_xfer(dpu_set, &d);
+DPUSIM_API dpu_error_t dpu_broadcast_to_symbol(struct dpu_set_t dpu_set,
+					       struct dpu_symbol_t symbol,
+					       uint32_t symbol_offset,
+					       const void *src, size_t length,
+					       dpu_xfer_flags_t flags)
+{
+	return broadcast_to("dpu_broadcast_to_symbol", dpu_set, NULL, &symbol,
+			    symbol_offset, src, length, flags);
 }
 
 DPUSIM_API dpu_error_t dpu_prepare_xfer(struct dpu_set_t dpu_set,
@@ -242,96 +338,8 @@ DPUSIM_API dpu_error_t dpu_push_xfer(struct dpu_set_t dpu_set,
 				     uint32_t symbol_offset, size_t length,
 				     dpu_xfer_flags_t flags)
 {
-	struct xfer_desc d = {
-		.fn = "dpu_push_xfer", .dir = xfer,
-		.symbol = symbol_name, .symbol_offset = symbol_offset,
-		.length = length, .src = SRC_PREPARED,
-		.async = flags & DPU_XFER_ASYNC,
-		.reset_prepared = !(flags & DPU_XFER_NO_RESET),
-	};
-
-	if (!check_flags(d.fn, flags, DPU_XFER_NO_RESET | DPU_XFER_ASYNC))
-		return DPU_ERR_INVALID_MEMORY_TRANSFER;
-	return run_xfer(dpu_set, &d);
-}
-
-DPUSIM_API dpu_error_t dpu_push_sg_xfer(struct dpu_set_t dpu_set,
-					dpu_xfer_t xfer,
-					const char *symbol_name,
-					uint32_t symbol_offset, size_t length,
-					get_block_t *get_block_info,
-					dpu_sg_xfer_flags_t flags)
-{
-	struct xfer_desc d = {
-		.fn = "dpu_push_sg_xfer", .dir = xfer,
-		.symbol = symbol_name, .symbol_offset = symbol_offset,
-		.length = length, .src = SRC_SG, .get_block = get_block_info,
-		.length_check = !(flags & DPU_SG_XFER_DISABLE_LENGTH_CHECK),
-		.async = flags & DPU_SG_XFER_ASYNC,
-	};
-
-	if (!check_flags(d.fn, flags, DPU_SG_XFER_ASYNC |
-			 DPU_SG_XFER_DISABLE_LENGTH_CHECK))
-		return DPU_ERR_INVALID_MEMORY_TRANSFER;
-	return run_xfer(dpu_set, &d);
-}
-
-/* ------------------------------------------------------------ by symbol */
-
-DPUSIM_API dpu_error_t dpu_copy_to_symbol(struct dpu_set_t dpu_set,
-					  struct dpu_symbol_t symbol,
-					  uint32_t symbol_offset,
-					  const void *src, size_t length)
-{
-	struct xfer_desc d = {
-		.fn = "dpu_copy_to_symbol", .dir = DPU_XFER_TO_DPU,
-		.by_symbol = &symbol, .symbol_offset = symbol_offset,
-		.length = length, .src = SRC_BUFFER, .buffer = src,
-	};
-
-	if (!check_buffer(d.fn, src, length))
-		return DPU_ERR_INVALID_MEMORY_TRANSFER;
-	return run_xfer(dpu_set, &d);
-}
-
-DPUSIM_API dpu_error_t dpu_copy_from_symbol(struct dpu_set_t dpu_set,
-					    struct dpu_symbol_t symbol,
-					    uint32_t symbol_offset, void *dst,
-					    size_t length)
-{
-	struct xfer_desc d = {
-		.fn = "dpu_copy_from_symbol", .dir = DPU_XFER_FROM_DPU,
-		.by_symbol = &symbol, .symbol_offset = symbol_offset,
-		.length = length, .src = SRC_BUFFER, .buffer = dst,
-	};
-
-	if (dpu_set.kind != DPU_SET_DPU) {
-		dpusim_log("dpu_copy_from_symbol: the set must be one DPU (from DPU_FOREACH), as UPMEM");
-		return DPU_ERR_INVALID_DPU_SET;
-	}
-	if (!check_buffer(d.fn, dst, length))
-		return DPU_ERR_INVALID_MEMORY_TRANSFER;
-	return run_xfer(dpu_set, &d);
-}
-
-DPUSIM_API dpu_error_t dpu_broadcast_to_symbol(struct dpu_set_t dpu_set,
-					       struct dpu_symbol_t symbol,
-					       uint32_t symbol_offset,
-					       const void *src, size_t length,
-					       dpu_xfer_flags_t flags)
-{
-	struct xfer_desc d = {
-		.fn = "dpu_broadcast_to_symbol", .dir = DPU_XFER_TO_DPU,
-		.by_symbol = &symbol, .symbol_offset = symbol_offset,
-		.length = length, .src = SRC_BUFFER, .buffer = src,
-		.async = flags & DPU_XFER_ASYNC,
-	};
-
-	if (!check_flags(d.fn, flags, DPU_XFER_NO_RESET | DPU_XFER_ASYNC))
-		return DPU_ERR_INVALID_MEMORY_TRANSFER;
-	if (!check_buffer(d.fn, src, length))
-		return DPU_ERR_INVALID_MEMORY_TRANSFER;
-	return run_xfer(dpu_set, &d);
+	return push_xfer("dpu_push_xfer", dpu_set, xfer, symbol_name, NULL,
+			 symbol_offset, length, flags);
 }
 
 DPUSIM_API dpu_error_t dpu_push_xfer_symbol(struct dpu_set_t dpu_set,
@@ -341,17 +349,19 @@ DPUSIM_API dpu_error_t dpu_push_xfer_symbol(struct dpu_set_t dpu_set,
 					    size_t length,
 					    dpu_xfer_flags_t flags)
 {
-	struct xfer_desc d = {
-		.fn = "dpu_push_xfer_symbol", .dir = xfer,
-		.by_symbol = &symbol, .symbol_offset = symbol_offset,
-		.length = length, .src = SRC_PREPARED,
-		.async = flags & DPU_XFER_ASYNC,
-		.reset_prepared = !(flags & DPU_XFER_NO_RESET),
-	};
+	return push_xfer("dpu_push_xfer_symbol", dpu_set, xfer, NULL, &symbol,
+			 symbol_offset, length, flags);
+}
 
-	if (!check_flags(d.fn, flags, DPU_XFER_NO_RESET | DPU_XFER_ASYNC))
-		return DPU_ERR_INVALID_MEMORY_TRANSFER;
-	return run_xfer(dpu_set, &d);
+DPUSIM_API dpu_error_t dpu_push_sg_xfer(struct dpu_set_t dpu_set,
+					dpu_xfer_t xfer,
+					const char *symbol_name,
+					uint32_t symbol_offset, size_t length,
+					get_block_t *get_block_info,
+					dpu_sg_xfer_flags_t flags)
+{
+	return push_sg_xfer("dpu_push_sg_xfer", dpu_set, xfer, symbol_name,
+			    NULL, symbol_offset, length, get_block_info, flags);
 }
 
 DPUSIM_API dpu_error_t dpu_push_sg_xfer_symbol(struct dpu_set_t dpu_set,
@@ -362,18 +372,9 @@ DPUSIM_API dpu_error_t dpu_push_sg_xfer_symbol(struct dpu_set_t dpu_set,
 					       struct get_block_t *get_block_info,
 					       dpu_sg_xfer_flags_t flags)
 {
-	struct xfer_desc d = {
-		.fn = "dpu_push_sg_xfer_symbol", .dir = xfer,
-		.by_symbol = &symbol, .symbol_offset = symbol_offset,
-		.length = length, .src = SRC_SG, .get_block = get_block_info,
-		.length_check = !(flags & DPU_SG_XFER_DISABLE_LENGTH_CHECK),
-		.async = flags & DPU_SG_XFER_ASYNC,
-	};
-
-	if (!check_flags(d.fn, flags, DPU_SG_XFER_ASYNC |
-			 DPU_SG_XFER_DISABLE_LENGTH_CHECK))
-		return DPU_ERR_INVALID_MEMORY_TRANSFER;
-	return run_xfer(dpu_set, &d);
+	return push_sg_xfer("dpu_push_sg_xfer_symbol", dpu_set, xfer, NULL,
+			    &symbol, symbol_offset, length, get_block_info,
+			    flags);
 }
 
 /* ------------------------------------------------------------ internal */

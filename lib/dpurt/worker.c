@@ -32,9 +32,9 @@ extern const struct dpurt_program_desc __dpusim_program;
 /* dpusim-cc's linker script: end of the WRAM globals. */
 extern char __dpusim_wram_end[];
 
-/* The DPU's log, read by dpu_log_read(). */
-__attribute__((section(".mram.noinit"), aligned(8), used))
-unsigned char __stdout_buffer[DPURT_LOG_SIZE];
+/* The DPU's log, read by dpu_log_read() (stdout_buffer.c): linked only
+ * into programs that print, as the SDK's. */
+extern unsigned char __stdout_buffer[] __attribute__((weak));
 
 static void finish_fault(const char *reason)
 {
@@ -88,7 +88,7 @@ static int run_claimed(const struct dpusim_worker_claim *c)
 	cfg.wram_size = c->wram_size;
 	cfg.mram_size = c->mram_size;
 	cfg.heap_start = wram_end;
-	cfg.log = (c->mram_size >= (uint64_t)((uintptr_t)__stdout_buffer - DPURT_MRAM_BASE) + DPURT_LOG_SIZE)
+	cfg.log = __stdout_buffer && (c->mram_size >= (uint64_t)((uintptr_t)__stdout_buffer - DPURT_MRAM_BASE) + DPURT_LOG_SIZE)
 		  ? (struct dpurt_log *)__stdout_buffer : NULL;
 	ret = dpurt_run_dpu(&cfg, &res);
 	if (ret) {

@@ -339,8 +339,12 @@ TEST(host_variables_4_and_12_bytes_round_trip)
 	EXPECT_EQ(DPU_ERR_SG_NOT_MRAM_SYMBOL,
 		  dpu_push_sg_xfer(set, DPU_XFER_TO_DPU, "in12", 0, 12,
 				   &(get_block_t){ 0 }, 0));
-	ASSERT_EQ(DPU_OK, dpu_get_symbol(prog, "__stdout_buffer", &sym));
-	EXPECT_GE(sym.address, DPU_MRAM_BASE);
+	/* a program that never prints has no log (as the SDK): heap at 0 */
+	EXPECT_EQ(DPU_ERR_UNKNOWN_SYMBOL, dpu_get_symbol(prog, "__stdout_buffer", &sym));
+	ASSERT_EQ(DPU_OK, dpu_get_symbol(prog, DPU_MRAM_HEAP_POINTER_NAME, &sym));
+	EXPECT_EQ(DPU_MRAM_BASE, sym.address);
+	DPU_FOREACH(set, dpu, i)
+		EXPECT_EQ(DPU_ERR_LOG_CONTEXT_MISSING, dpu_log_read(dpu, stdout));
 	dpu_free(set);
 }
 
@@ -351,11 +355,17 @@ TEST(log_read_per_dpu)
 	struct dpu_set_t set, dpu;
 	char *buf = NULL, line[128];
 	uint32_t i, vals[2] = { 11, 22 };
+	struct dpu_program_t *prog;
+	struct dpu_symbol_t sym;
 	size_t len = 0;
 	FILE *f;
 
 	ASSERT_EQ(DPU_OK, dpu_alloc(2, NULL, &set));
-	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("log"), NULL));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("log"), &prog));
+	/* the log is in MRAM, before the heap */
+	ASSERT_EQ(DPU_OK, dpu_get_symbol(prog, "__stdout_buffer", &sym));
+	EXPECT_EQ(DPU_MRAM_BASE, sym.address);
+	EXPECT_EQ(65536, sym.size);
 	ASSERT_EQ(DPU_OK, put_u32(set, "mode", 0));
 	DPU_FOREACH(set, dpu, i)
 		ASSERT_EQ(DPU_OK, dpu_copy_to(dpu, "dpu_value", 0, &vals[i], 4));
