@@ -100,6 +100,8 @@ void dpurt_msg_tasklet(struct dpurt_msg *m);
 __attribute__((noreturn)) void dpurt_fault(const char *reason);
 
 /* Blocking: returns once *word != old (futex; spins a little first). */
+/* The running tasklet lets the others run (run.c's round robin). */
+void dpurt_yield(void);
 void dpurt_wait(_Atomic uint32_t *word, uint32_t old);
 void dpurt_wake(_Atomic uint32_t *word, int nr);
 static inline void dpurt_relax(void)

@@ -74,6 +74,7 @@ void mram_read(const __mram_ptr void *from, void *to, unsigned int nb_of_bytes)
 	uintptr_t p = check("mram_read", (uintptr_t)from, (uintptr_t)to, nb_of_bytes);
 
 	memcpy(to, (const void *)p, nb_of_bytes);
+	dpurt_yield();	/* the DMA stalls this tasklet: the others go on */
 }
 
 void mram_write(const void *from, __mram_ptr void *to, unsigned int nb_of_bytes)
@@ -81,4 +82,5 @@ void mram_write(const void *from, __mram_ptr void *to, unsigned int nb_of_bytes)
 	uintptr_t p = check("mram_write", (uintptr_t)to, (uintptr_t)from, nb_of_bytes);
 
 	memcpy((void *)p, from, nb_of_bytes);
+	dpurt_yield();
 }

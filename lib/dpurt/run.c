@@ -1,14 +1,24 @@
 // SPDX-License-Identifier: MIT
 /*
- * run.c - tasklets: a pool of threads kept across DPUs runs the program's
- * main NR_TASKLETS times per launch; faults, halt() and fatal signals.
+ * run.c - tasklets: NR_TASKLETS coroutines of the program's main per
+ * launch, on the worker's one thread; faults, halt() and fatal signals.
+ *
+ * A DPU interleaves its tasklets in hardware, one instruction each in
+ * turn, and a DMA (mram_read/mram_write) stalls the tasklet issuing it.
+ * dpusim runs them as coroutines in round-robin order: a tasklet runs
+ * until it issues a DMA, passes a barrier or waits (mutex, handshake,
+ * semaphore, a barrier not yet full), then the next one runs.  This keeps
+ * the order programs written for the hardware rely on (after a barrier,
+ * every tasklet reaches its first DMA before any goes past it) and costs
+ * no system call per switch: under emulation a thread switch costs
+ * hundreds of microseconds.  A tasklet that spins on a variable without
+ * any of those calls never lets the others run (the DPU never finishes,
+ * as an endless program).
  */
 #include "dpurt.h"
 
 #include <errno.h>
-#include <linux/futex.h>
 #include <pthread.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,25 +46,43 @@ __thread unsigned int __dpurt_tasklet_id;
 #define STACK_AREA 0x49000000UL
 
 struct tasklet {
-	pthread_t thread;
 	unsigned int id;
 	bool in_run;
-	sigjmp_buf unwind;
+	bool done;
+	void *sp;                     /* saved stack pointer when switched out */
 	uintptr_t stack_lo;
-	uint32_t gen;                 /* start_gen last seen */
+	uintptr_t stack_hi;
 };
 
 static struct {
 	struct tasklet t[DPURT_MAX_TASKLETS];
-	unsigned int nr_threads;
-	_Atomic uint32_t start_gen;   /* bumped to start a run */
-	_Atomic uint32_t remaining;   /* tasklets of the run not done */
+	unsigned int nr_stacks;
 	unsigned int active;
 	int (*entry)(void);
-	pthread_mutex_t lock;         /* creating threads */
-} pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} pool;
 
+/* The tasklet running on this thread, and where the scheduler waits. */
 static __thread struct tasklet *self;
+static __thread void *sched_sp;
+
+/*
+ * dpurt_switch(save, to): save the callee-saved registers on the current
+ * stack, store the stack pointer in *save, continue on the stack to (which
+ * was saved the same way, or made by tasklet_stack()).
+ */
+void dpurt_switch(void **save, void *to);
+__asm__(".text\n"
+	".globl dpurt_switch\n"
+	".type dpurt_switch, @function\n"
+	"dpurt_switch:\n"
+	"\tpushq %rbp\n\tpushq %rbx\n\tpushq %r12\n"
+	"\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n"
+	"\tmovq %rsp, (%rdi)\n"
+	"\tmovq %rsi, %rsp\n"
+	"\tpopq %r15\n\tpopq %r14\n\tpopq %r13\n"
+	"\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n"
+	"\tret\n"
+	".size dpurt_switch, .-dpurt_switch\n");
 
 /* Test mode: set when the run must stop (fault, halt). */
 static _Atomic bool run_abort;
@@ -114,40 +142,31 @@ void dpurt_msg_tasklet(struct dpurt_msg *m)
 	dpurt_msg_str(m, t.buf);
 }
 
-/* ---- futex ----------------------------------------------------------- */
+/* ---- waiting: the other tasklets run ------------------------------ */
 
-static long futex(_Atomic uint32_t *w, int op, uint32_t val, const struct timespec *ts)
+void dpurt_yield(void)
 {
-	return syscall(SYS_futex, (uint32_t *)w, op, val, ts, NULL, 0);
-}
+	struct tasklet *t = self;
 
-static void check_abort(void)
-{
-	if (atomic_load_explicit(&run_abort, memory_order_acquire) && self && self->in_run)
-		siglongjmp(self->unwind, 1);
+	if (!t || !t->in_run)
+		return;
+	dpurt_switch(&t->sp, sched_sp);
 }
 
 void dpurt_wait(_Atomic uint32_t *word, uint32_t old)
 {
-	/* Test mode polls the abort flag; the worker re-executes instead. */
-	static const struct timespec poll = { 0, 50 * 1000 * 1000 };
-	int i;
-
-	for (i = 0; i < 64; i++) {
-		if (atomic_load_explicit(word, memory_order_acquire) != old)
-			return;
-		dpurt_relax();
-	}
 	while (atomic_load_explicit(word, memory_order_acquire) == old) {
-		check_abort();
-		futex(word, FUTEX_WAIT_PRIVATE, old, dpurt_worker_fd < 0 ? &poll : NULL);
+		if (!self || !self->in_run)
+			return;	/* not a tasklet: nobody else could change it */
+		dpurt_yield();
 	}
-	check_abort();
 }
 
 void dpurt_wake(_Atomic uint32_t *word, int nr)
 {
-	futex(word, FUTEX_WAKE_PRIVATE, (uint32_t)nr, NULL);
+	/* the waiters look again when their turn comes */
+	(void)word;
+	(void)nr;
 }
 
 /* ---- the end of a run: fault, halt ----------------------------------- */
@@ -185,7 +204,7 @@ static __attribute__((noreturn)) void worker_end(bool fault, const char *reason)
 	_exit(1);
 }
 
-/* Test mode: record, stop the run, unwind this tasklet. */
+/* Test mode: record, stop the run, leave this tasklet for good. */
 static __attribute__((noreturn)) void test_end(bool fault, const char *reason)
 {
 	if (atomic_exchange(&run_ending, 1) == 0) {
@@ -195,8 +214,9 @@ static __attribute__((noreturn)) void test_end(bool fault, const char *reason)
 			strncpy(run_res.reason, reason, sizeof(run_res.reason) - 1);
 	}
 	atomic_store_explicit(&run_abort, true, memory_order_release);
+	/* back to the scheduler for good: the run's stacks are dropped */
 	if (self && self->in_run)
-		siglongjmp(self->unwind, 1);
+		dpurt_switch(&self->sp, sched_sp);
 	abort();
 }
 
@@ -258,7 +278,7 @@ static void on_fatal_signal(int sig, siginfo_t *si, void *uc)
 		hang(); /* a tasklet that lost the memories of a finished DPU */
 	if (!in_dpu || (dpurt_worker_fd < 0 && atomic_load(&run_ending))) {
 		if (in_dpu)
-			siglongjmp(self->unwind, 1);
+			test_end(true, "fault");
 		signal(sig, SIG_DFL);
 		raise(sig);
 		return;
@@ -290,43 +310,7 @@ static void install_signals(void)
 		sigaction(sigs[i], &sa, NULL);
 }
 
-/* ---- the pool -------------------------------------------------------- */
-
-static __attribute__((noinline)) void run_one(struct tasklet *t)
-{
-	if (sigsetjmp(t->unwind, 1) == 0) {
-		t->in_run = true;
-		pool.entry();
-	}
-	t->in_run = false;
-}
-
-static void *tasklet_main(void *arg)
-{
-	struct tasklet *t = arg;
-	uint32_t gen = t->gen;
-	stack_t ss;
-
-	self = t;
-	__dpurt_tasklet_id = t->id;
-	ss.ss_sp = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (ss.ss_sp != MAP_FAILED) {
-		ss.ss_size = ALTSTACK_SIZE;
-		ss.ss_flags = 0;
-		sigaltstack(&ss, NULL);
-	}
-	for (;;) {
-		dpurt_wait(&pool.start_gen, gen);
-		gen = atomic_load_explicit(&pool.start_gen, memory_order_acquire);
-		if (t->id >= pool.active)
-			continue;
-		run_one(t);
-		if (atomic_fetch_sub_explicit(&pool.remaining, 1, memory_order_acq_rel) == 1)
-			dpurt_wake(&pool.remaining, 1);
-	}
-	return NULL;
-}
+/* ---- the scheduler --------------------------------------------------- */
 
 static void *stack_alloc(unsigned int id)
 {
@@ -343,39 +327,65 @@ static void *stack_alloc(unsigned int id)
 	return p;
 }
 
-static int pool_grow(unsigned int n)
+static int stacks_grow(unsigned int n)
 {
-	int ret = 0;
+	while (pool.nr_stacks < n) {
+		struct tasklet *t = &pool.t[pool.nr_stacks];
+		void *stack = stack_alloc(pool.nr_stacks);
 
-	pthread_mutex_lock(&pool.lock);
-	while (pool.nr_threads < n) {
-		struct tasklet *t = &pool.t[pool.nr_threads];
-		pthread_attr_t attr;
-		void *stack = stack_alloc(pool.nr_threads);
-
-		if (!stack) {
-			ret = -ENOMEM;
-			break;
-		}
-		t->id = pool.nr_threads;
+		if (!stack)
+			return -ENOMEM;
+		t->id = pool.nr_stacks;
 		t->stack_lo = (uintptr_t)stack + 4096;
-		t->gen = atomic_load(&pool.start_gen);
-		pthread_attr_init(&attr);
-		pthread_attr_setstack(&attr, stack, STACK_SIZE);
-		ret = -pthread_create(&t->thread, &attr, tasklet_main, t);
-		pthread_attr_destroy(&attr);
-		if (ret)
-			break;
-		pool.nr_threads++;
+		t->stack_hi = (uintptr_t)stack + STACK_SIZE;
+		pool.nr_stacks++;
 	}
-	pthread_mutex_unlock(&pool.lock);
-	return ret;
+	return 0;
+}
+
+/* A tasklet's first frame: main, then back to the scheduler for good. */
+static __attribute__((noreturn)) void tasklet_start(void)
+{
+	struct tasklet *t = self;
+
+	pool.entry();
+	t->in_run = false;
+	t->done = true;
+	dpurt_switch(&t->sp, sched_sp);
+	abort();
+}
+
+/* A fresh stack for dpurt_switch: six zero registers, then the entry. */
+static void tasklet_stack(struct tasklet *t)
+{
+	uintptr_t *sp = (uintptr_t *)(t->stack_hi & ~(uintptr_t)15) - 8;
+
+	memset(sp, 0, 8 * sizeof(*sp));
+	sp[6] = (uintptr_t)tasklet_start;	/* dpurt_switch's ret */
+	t->sp = sp;
+}
+
+static void install_altstack(void)
+{
+	static __thread bool done;
+	stack_t ss;
+
+	if (done)
+		return;
+	ss.ss_sp = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ss.ss_sp == MAP_FAILED)
+		return;
+	ss.ss_size = ALTSTACK_SIZE;
+	ss.ss_flags = 0;
+	if (sigaltstack(&ss, NULL) == 0)
+		done = true;
 }
 
 int dpurt_run_dpu(const struct dpurt_config *cfg, struct dpurt_result *res)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	uint32_t left;
+	unsigned int i, left;
 	int ret;
 
 	if (!cfg || !res || !cfg->entry || cfg->nr_tasklets < 1 ||
@@ -384,7 +394,8 @@ int dpurt_run_dpu(const struct dpurt_config *cfg, struct dpurt_result *res)
 	    cfg->heap_start > DPURT_WRAM_BASE + cfg->wram_size)
 		return -EINVAL;
 	pthread_once(&once, install_signals);
-	ret = pool_grow(cfg->nr_tasklets);
+	install_altstack();
+	ret = stacks_grow(cfg->nr_tasklets);
 	if (ret)
 		return ret;
 
@@ -405,11 +416,31 @@ int dpurt_run_dpu(const struct dpurt_config *cfg, struct dpurt_result *res)
 
 	pool.entry = cfg->entry;
 	pool.active = cfg->nr_tasklets;
-	atomic_store(&pool.remaining, cfg->nr_tasklets);
-	atomic_fetch_add_explicit(&pool.start_gen, 1, memory_order_release);
-	dpurt_wake(&pool.start_gen, INT32_MAX);
-	while ((left = atomic_load_explicit(&pool.remaining, memory_order_acquire)) != 0)
-		futex(&pool.remaining, FUTEX_WAIT_PRIVATE, left, NULL);
+	for (i = 0; i < pool.active; i++) {
+		pool.t[i].done = false;
+		pool.t[i].in_run = true;
+		tasklet_stack(&pool.t[i]);
+	}
+	/* round robin until every tasklet has returned, or the run stops */
+	do {
+		left = 0;
+		for (i = 0; i < pool.active; i++) {
+			struct tasklet *t = &pool.t[i];
+
+			if (t->done)
+				continue;
+			self = t;
+			__dpurt_tasklet_id = t->id;
+			dpurt_switch(&sched_sp, t->sp);
+			self = NULL;
+			if (atomic_load_explicit(&run_abort, memory_order_acquire))
+				break;
+			left += !t->done;
+		}
+	} while (left && !atomic_load_explicit(&run_abort, memory_order_acquire));
+	for (i = 0; i < pool.active; i++)
+		pool.t[i].in_run = false;
+	__dpurt_tasklet_id = 0;
 
 	dpurt_log_end();
 	*res = run_res;

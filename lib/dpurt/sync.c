@@ -148,6 +148,8 @@ void barrier_wait(barrier_t *barrier)
 		atomic_store_explicit(&o->a, 0, memory_order_relaxed);
 		atomic_fetch_add_explicit(&o->b, 1, memory_order_release);
 		dpurt_wake(&o->b, INT32_MAX);
+		/* all leave together, as in hardware: the last one too waits its turn */
+		dpurt_yield();
 		return;
 	}
 	do

@@ -49,27 +49,96 @@ static void finish_fault(const char *reason)
 		;
 }
 
+/*
+ * The DPU in the window (WRAM at DPURT_WRAM_BASE, MRAM at DPURT_MRAM_BASE)
+ * is moved aside with mremap() when the worker runs another DPU, to a
+ * parking place of its own, and moved back when its turn comes again:
+ * page tables move whole (2 MiB aligned), so a DPU's pages are mapped once
+ * per worker instead of once per launch.  Parking places lie far above the
+ * program, 2 GiB per DPU (MRAM, then WRAM 1 GiB further).
+ */
+#define PARK_BASE	0x200000000000UL
+#define PARK_STRIDE	(2UL << 30)
+#define MAX_PARKED	1024U
+
+static long window_dpu = -1;
+static bool parked[MAX_PARKED];
+
+static void *park_addr(uint32_t dpu, bool wram)
+{
+	return (void *)(PARK_BASE + dpu * PARK_STRIDE + (wram ? (1UL << 30) : 0));
+}
+
+static size_t page_round(uint64_t n)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+
+	return (size_t)((n + (uint64_t)pg - 1) & ~(uint64_t)(pg - 1));
+}
+
+static bool move(void *from, size_t len, void *to)
+{
+	return mremap(from, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to) != MAP_FAILED;
+}
+
+/* Put the claimed DPU's memories in the window; false with errno. */
+static bool window_take(const struct dpusim_worker_claim *c, const char **what)
+{
+	size_t wl = page_round(c->wram_size), ml = page_round(c->mram_size);
+	void *w, *m;
+
+	if (window_dpu == (long)c->dpu)
+		return true;
+	*what = "park";
+	if (window_dpu >= MAX_PARKED) {
+		window_dpu = -1;	/* no parking place: mapped again next time */
+	} else if (window_dpu >= 0) {
+		if (!move((void *)DPURT_WRAM_BASE, wl, park_addr(window_dpu, true)) ||
+		    !move((void *)DPURT_MRAM_BASE, ml, park_addr(window_dpu, false)))
+			return false;
+		parked[window_dpu] = true;
+		window_dpu = -1;
+	}
+	if (c->dpu < MAX_PARKED && parked[c->dpu]) {
+		*what = "unpark";
+		if (!move(park_addr(c->dpu, true), wl, (void *)DPURT_WRAM_BASE) ||
+		    !move(park_addr(c->dpu, false), ml, (void *)DPURT_MRAM_BASE))
+			return false;
+		parked[c->dpu] = false;
+		window_dpu = c->dpu;
+		return true;
+	}
+	*what = "WRAM";
+	w = mmap((void *)DPURT_WRAM_BASE, c->wram_size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, dpurt_worker_fd, DPUSIM_MMAP_WRAM(c->dpu));
+	if (w == MAP_FAILED)
+		return false;
+	*what = "MRAM";
+	m = mmap((void *)DPURT_MRAM_BASE, c->mram_size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, dpurt_worker_fd, DPUSIM_MMAP_MRAM(c->dpu));
+	if (m == MAP_FAILED)
+		return false;
+	window_dpu = c->dpu;
+	return true;
+}
+
 static int run_claimed(const struct dpusim_worker_claim *c)
 {
 	struct dpurt_config cfg;
 	struct dpurt_result res;
 	struct dpusim_worker_finish fin;
 	uintptr_t wram_end = (uintptr_t)__dpusim_wram_end;
-	void *w, *m;
+	const char *what = "";
 	int ret;
 
 	dpurt_worker_dpu = c->dpu;
 	dpurt_ctx.wram_size = c->wram_size;
 	dpurt_ctx.mram_size = c->mram_size;
-	w = mmap((void *)DPURT_WRAM_BASE, c->wram_size, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_FIXED, dpurt_worker_fd, DPUSIM_MMAP_WRAM(c->dpu));
-	m = mmap((void *)DPURT_MRAM_BASE, c->mram_size, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_FIXED, dpurt_worker_fd, DPUSIM_MMAP_MRAM(c->dpu));
-	if (w == MAP_FAILED || m == MAP_FAILED) {
+	if (!window_take(c, &what)) {
 		char reason[128];
 
-		snprintf(reason, sizeof(reason), "worker: mmap of %s failed: %s",
-			 w == MAP_FAILED ? "WRAM" : "MRAM", strerror(errno));
+		snprintf(reason, sizeof(reason), "worker: mapping (%s) failed: %s",
+			 what, strerror(errno));
 		finish_fault(reason);
 		return -1; /* the old mappings may be gone: start afresh */
 	}
