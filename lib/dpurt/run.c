@@ -182,8 +182,8 @@ static void reexec(void)
 }
 
 /*
- * Worker mode: let go of the DPU (the other tasklets lose its memories and
- * stop in the signal handler), report and start afresh. Async-signal-safe.
+ * Worker mode: let go of the DPU (its memories leave the window first),
+ * report and start afresh. Async-signal-safe.
  */
 static __attribute__((noreturn)) void worker_end(bool fault, const char *reason)
 {
