@@ -69,11 +69,27 @@ static uintptr_t check(const char *call, uintptr_t mram, uintptr_t wram, unsigne
 	return p;
 }
 
+/*
+ * The DMA engine moves 8-byte words; the rules above guarantee a multiple
+ * of 8 bytes between 8-aligned addresses, so a word string move does it
+ * (and is what compilers emit for a fixed-size copy: under emulation it is
+ * several times faster than the vector loop of a general memcpy).
+ */
+static inline void dma_copy(void *to, const void *from, unsigned int n)
+{
+	unsigned long words = n / 8;
+
+	__asm__ volatile("rep movsq"
+			 : "+D"(to), "+S"(from), "+c"(words)
+			 :
+			 : "memory");
+}
+
 void mram_read(const __mram_ptr void *from, void *to, unsigned int nb_of_bytes)
 {
 	uintptr_t p = check("mram_read", (uintptr_t)from, (uintptr_t)to, nb_of_bytes);
 
-	memcpy(to, (const void *)p, nb_of_bytes);
+	dma_copy(to, (const void *)p, nb_of_bytes);
 	dpurt_yield();	/* the DMA stalls this tasklet: the others go on */
 }
 
@@ -81,6 +97,6 @@ void mram_write(const void *from, __mram_ptr void *to, unsigned int nb_of_bytes)
 {
 	uintptr_t p = check("mram_write", (uintptr_t)to, (uintptr_t)from, nb_of_bytes);
 
-	memcpy((void *)p, from, nb_of_bytes);
+	dma_copy((void *)p, from, nb_of_bytes);
 	dpurt_yield();
 }

@@ -25,6 +25,7 @@ enum { OBJ_FREE, OBJ_INIT, OBJ_READY };
 enum { KIND_LOCK = 1, KIND_BARRIER, KIND_SEM };
 
 struct obj {
+	uint32_t run;         /* the run it belongs to: an older one is free */
 	_Atomic uint32_t state;
 	uint32_t kind;
 	uintptr_t key;
@@ -33,13 +34,18 @@ struct obj {
 };
 
 static struct obj objs[NR_OBJS];
+/* Bumped per run: emptying the table costs nothing (see obj_get). */
+static uint32_t sync_run = 1;
 
 /* Handshakes, per notifier: 0 nobody waits, 1 a tasklet waits, 2 notified. */
 static _Atomic uint32_t hs_state[DPURT_MAX_TASKLETS];
 
 void dpurt_sync_reset(void)
 {
-	memset(objs, 0, sizeof(objs));
+	if (++sync_run == 0) {	/* wrapped: start the table afresh */
+		memset(objs, 0, sizeof(objs));
+		sync_run = 1;
+	}
 	memset(hs_state, 0, sizeof(hs_state));
 }
 
@@ -55,7 +61,13 @@ static struct obj *obj_get(uint32_t kind, uintptr_t key, uint32_t init_a)
 
 	for (i = 0; i < NR_OBJS; i++, idx = (idx + 1) % NR_OBJS) {
 		struct obj *o = &objs[idx];
-		uint32_t s = atomic_load_explicit(&o->state, memory_order_acquire);
+		uint32_t s;
+
+		if (o->run != sync_run) {	/* left over from an earlier run */
+			o->run = sync_run;
+			atomic_store_explicit(&o->state, OBJ_FREE, memory_order_relaxed);
+		}
+		s = atomic_load_explicit(&o->state, memory_order_acquire);
 
 		if (s == OBJ_FREE) {
 			uint32_t expect = OBJ_FREE;
