@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dpu_management.h>
+
 #include "xfer.h"
 
 typedef dpu_error_t (*dpu_callback_fn)(struct dpu_set_t, uint32_t, void *);
@@ -36,16 +38,6 @@ struct cb_job {
 	dpu_error_t result;
 };
 
-static struct dpu_set_t rank_set(struct dpu_rank_t **slot)
-{
-	struct dpu_set_t s = {
-		.kind = DPU_SET_RANKS,
-		.list = { .nr_ranks = 1, .ranks = slot },
-	};
-
-	return s;
-}
-
 /* The ranks of a set or subset and their index in the whole set. */
 static dpu_error_t call(struct dpusim_set_props *props, struct dpu_set_t set,
 			dpu_callback_fn fn, void *args, bool single)
@@ -59,7 +51,7 @@ static dpu_error_t call(struct dpusim_set_props *props, struct dpu_set_t set,
 		for (r = 0; r < props->nr_ranks; r++)
 			if (props->ranks[r] == set.list.ranks[i])
 				break;
-		err = fn(rank_set(&set.list.ranks[i]), r, args);
+		err = fn(dpu_set_from_rank(&set.list.ranks[i]), r, args);
 		if (ret == DPU_OK)
 			ret = err;
 	}

@@ -68,6 +68,17 @@ struct dpusim_set_props {
 /* Wait for the queued asynchronous callbacks; the first error they gave. */
 dpu_error_t dpusim_callbacks_join(struct dpusim_set_props *props);
 
+/* The whole allocated set of props, as dpu_alloc returned it. */
+static inline struct dpu_set_t dpusim_props_set(struct dpusim_set_props *props)
+{
+	struct dpu_set_t set = {
+		.kind = DPU_SET_RANKS,
+		.list = { .nr_ranks = props->nr_ranks, .ranks = props->ranks },
+	};
+
+	return set;
+}
+
 /* ------------------------------------------------------------ launch.c */
 
 /* Kill and reap the worker processes of a rank (its fd may be closed). */

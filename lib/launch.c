@@ -206,17 +206,41 @@ static dpu_error_t ensure_workers(struct dpusim_set_props *props,
 
 /* ------------------------------------------------------------ states */
 
-static int rank_status(struct dpu_rank_t *rank, uint32_t first, uint32_t count,
-		       struct dpusim_dpu_state *states,
-		       struct dpusim_dpu_status *st)
+/* DPUSIM_IOCTL_DPU_STATUS of DPUs [first, first + count); errors logged. */
+static dpu_error_t read_states(struct dpu_rank_t *rank, uint32_t first,
+			       uint32_t count, struct dpusim_dpu_state *states,
+			       struct dpusim_dpu_status *st, const char *fn)
 {
+	char eb[128];
+
 	*st = (struct dpusim_dpu_status) {
 		.size = sizeof(*st),
 		.first_dpu = first,
 		.nr_dpus = count,
 		.states = (uint64_t)(uintptr_t)states,
 	};
-	return ioctl(rank->fd, DPUSIM_IOCTL_DPU_STATUS, st);
+	if (ioctl(rank->fd, DPUSIM_IOCTL_DPU_STATUS, st) == 0)
+		return DPU_OK;
+	dpusim_log("%s: rank%u: DPUSIM_IOCTL_DPU_STATUS: %s", fn, rank->index,
+		   dpusim_strerror(errno, eb, sizeof(eb)));
+	return DPU_ERR_DRIVER;
+}
+
+/* Only the counts (running, fault) of DPUs [first, first + count). */
+static dpu_error_t read_counts(struct dpu_rank_t *rank, uint32_t first,
+			       uint32_t count, struct dpusim_dpu_status *st,
+			       const char *fn)
+{
+	struct dpusim_dpu_state *states = calloc(count ? count : 1, sizeof(*states));
+	dpu_error_t ret;
+
+	if (!states) {
+		dpusim_log("%s: out of memory", fn);
+		return DPU_ERR_SYSTEM;
+	}
+	ret = read_states(rank, first, count, states, st, fn);
+	free(states);
+	return ret;
 }
 
 /*
@@ -242,12 +266,9 @@ static dpu_error_t wait_part(struct dpu_rank_t *rank, uint32_t first,
 	for (;;) {
 		struct pollfd pfd = { .fd = rank->fd, .events = POLLIN };
 
-		if (rank_status(rank, first, count, states, &st) < 0) {
-			dpusim_log("%s: rank%u: DPUSIM_IOCTL_DPU_STATUS: %s", fn,
-				   rank->index, dpusim_strerror(errno, eb, sizeof(eb)));
-			ret = DPU_ERR_DRIVER;
+		ret = read_states(rank, first, count, states, &st, fn);
+		if (ret != DPU_OK)
 			goto out;
-		}
 		if (!st.nr_running)
 			break;
 		if (poll(&pfd, 1, WAIT_POLL_MS) < 0 && errno != EINTR) {
@@ -271,14 +292,6 @@ static dpu_error_t wait_part(struct dpu_rank_t *rank, uint32_t first,
 out:
 	free(states);
 	return ret;
-}
-
-/* The parts (ranks, DPU ranges) of a set, as a transfer would take them. */
-static dpu_error_t set_parts(struct dpu_set_t set, const char *fn,
-			     struct dpusim_set_props **props,
-			     struct dpusim_xfer_req **req)
-{
-	return dpusim_xfer_req_new(set, fn, props, req);
 }
 
 static dpu_error_t wait_req(struct dpusim_xfer_req *req, const char *fn)
@@ -349,7 +362,7 @@ DPUSIM_API dpu_error_t dpu_launch(struct dpu_set_t dpu_set,
 			   fn, (int)policy);
 		return DPU_ERR_INVALID_LAUNCH_POLICY;
 	}
-	ret = set_parts(dpu_set, fn, &props, &req);
+	ret = dpusim_xfer_req_new(dpu_set, fn, &props, &req);
 	if (ret != DPU_OK)
 		return ret;
 
@@ -402,38 +415,24 @@ DPUSIM_API dpu_error_t dpu_status(struct dpu_set_t dpu_set, bool *done,
 	struct dpusim_xfer_req *req;
 	bool all_done = true, any_fault = false;
 	dpu_error_t ret;
-	char eb[128];
 	uint32_t i;
 
 	if (!done || !fault) {
 		dpusim_log("%s: done and fault must not be NULL", fn);
 		return DPU_ERR_INTERNAL;
 	}
-	ret = set_parts(dpu_set, fn, &props, &req);
+	ret = dpusim_xfer_req_new(dpu_set, fn, &props, &req);
 	if (ret != DPU_OK)
 		return ret;
 	for (i = 0; i < req->nr_parts; i++) {
 		struct dpusim_xfer_part *p = &req->parts[i];
-		struct dpusim_dpu_state *states;
 		struct dpusim_dpu_status st;
-		int r;
 
 		if (!p->count || p->rank->fd < 0)
 			continue;
-		states = calloc(p->count, sizeof(*states));
-		if (!states) {
-			dpusim_log("%s: out of memory", fn);
-			ret = DPU_ERR_SYSTEM;
+		ret = read_counts(p->rank, p->first, p->count, &st, fn);
+		if (ret != DPU_OK)
 			break;
-		}
-		r = rank_status(p->rank, p->first, p->count, states, &st);
-		free(states);
-		if (r < 0) {
-			dpusim_log("%s: rank%u: DPUSIM_IOCTL_DPU_STATUS: %s", fn,
-				   p->rank->index, dpusim_strerror(errno, eb, sizeof(eb)));
-			ret = DPU_ERR_DRIVER;
-			break;
-		}
 		all_done &= st.nr_running == 0;
 		any_fault |= st.nr_fault != 0;
 	}
@@ -448,28 +447,17 @@ DPUSIM_API dpu_error_t dpu_status(struct dpu_set_t dpu_set, bool *done,
 dpu_error_t dpusim_set_running(struct dpusim_set_props *props, const char *fn)
 {
 	uint32_t i, running = 0;
-	char eb[128];
 
 	for (i = 0; i < props->nr_ranks; i++) {
 		struct dpu_rank_t *rank = props->ranks[i];
-		struct dpusim_dpu_state *states;
 		struct dpusim_dpu_status st;
-		int r;
+		dpu_error_t ret;
 
 		if (rank->fd < 0)
 			continue;
-		states = calloc(rank->nr_dpus, sizeof(*states));
-		if (!states) {
-			dpusim_log("%s: out of memory", fn);
-			return DPU_ERR_SYSTEM;
-		}
-		r = rank_status(rank, 0, rank->nr_dpus, states, &st);
-		free(states);
-		if (r < 0) {
-			dpusim_log("%s: rank%u: DPUSIM_IOCTL_DPU_STATUS: %s", fn,
-				   rank->index, dpusim_strerror(errno, eb, sizeof(eb)));
-			return DPU_ERR_DRIVER;
-		}
+		ret = read_counts(rank, 0, rank->nr_dpus, &st, fn);
+		if (ret != DPU_OK)
+			return ret;
 		running += st.nr_running;
 	}
 	if (running) {
@@ -506,10 +494,7 @@ dpu_error_t dpusim_launch_sync(struct dpusim_set_props *props, const char *fn)
 {
 	struct dpusim_xfer_req *req;
 	struct dpusim_set_props *p2;
-	struct dpu_set_t all = {
-		.kind = DPU_SET_RANKS,
-		.list = { .nr_ranks = props->nr_ranks, .ranks = props->ranks },
-	};
+	struct dpu_set_t all = dpusim_props_set(props);
 	bool pending;
 	dpu_error_t ret;
 
@@ -519,7 +504,7 @@ dpu_error_t dpusim_launch_sync(struct dpusim_set_props *props, const char *fn)
 	pthread_mutex_unlock(&props->lock);
 	if (!pending)
 		return DPU_OK;
-	ret = set_parts(all, fn, &p2, &req);
+	ret = dpusim_xfer_req_new(all, fn, &p2, &req);
 	if (ret != DPU_OK)
 		return ret;
 	ret = wait_req(req, fn);

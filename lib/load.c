@@ -52,10 +52,7 @@ static void release_program(struct dpu_program_t *program)
 static dpu_error_t load_images(struct dpusim_set_props *props,
 			       struct dpu_program_t *prog, const char *fn)
 {
-	struct dpu_set_t all = {
-		.kind = DPU_SET_RANKS,
-		.list = { .nr_ranks = props->nr_ranks, .ranks = props->ranks },
-	};
+	struct dpu_set_t all = dpusim_props_set(props);
 	uint32_t wram_size = props->ranks[0]->wram_size;
 	dpu_error_t ret = DPU_OK;
 	size_t i;

@@ -106,15 +106,14 @@ static struct obj *obj_get(uint32_t kind, uintptr_t key, uint32_t init_a)
 static void lock_obj(struct obj *o)
 {
 	uint32_t c = 0;
-	int i;
 
-	for (i = 0; i < 32; i++) {
-		c = 0;
-		if (atomic_compare_exchange_weak_explicit(&o->a, &c, 1, memory_order_acquire,
-							  memory_order_relaxed))
-			return;
-		dpurt_relax();
-	}
+	/*
+	 * The tasklets take turns on one thread (run.c): a holder cannot let
+	 * go while this one spins, so a busy lock waits for its turn at once.
+	 */
+	if (atomic_compare_exchange_strong_explicit(&o->a, &c, 1, memory_order_acquire,
+						    memory_order_relaxed))
+		return;
 	if (c != 2)
 		c = atomic_exchange_explicit(&o->a, 2, memory_order_acquire);
 	while (c != 0) {
