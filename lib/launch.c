@@ -212,6 +212,7 @@ static dpu_error_t read_states(struct dpu_rank_t *rank, uint32_t first,
 			       struct dpusim_dpu_status *st, const char *fn)
 {
 	char eb[128];
+	int r;
 
 	*st = (struct dpusim_dpu_status) {
 		.size = sizeof(*st),
@@ -219,7 +220,11 @@ static dpu_error_t read_states(struct dpu_rank_t *rank, uint32_t first,
 		.nr_dpus = count,
 		.states = (uint64_t)(uintptr_t)states,
 	};
-	if (ioctl(rank->fd, DPUSIM_IOCTL_DPU_STATUS, st) == 0)
+	/* it waits for a running transfer of the rank: a signal may cut it */
+	do {
+		r = ioctl(rank->fd, DPUSIM_IOCTL_DPU_STATUS, st);
+	} while (r < 0 && errno == EINTR);
+	if (r == 0)
 		return DPU_OK;
 	dpusim_log("%s: rank%u: DPUSIM_IOCTL_DPU_STATUS: %s", fn, rank->index,
 		   dpusim_strerror(errno, eb, sizeof(eb)));

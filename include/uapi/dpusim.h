@@ -330,7 +330,8 @@ struct dpusim_dpu_state {
  * @nr_fault: out, DPUs of the range that are FAULT
  *
  * Reads the run states; changes nothing.  Errors: EINVAL (unknown flag, a
- * DPU past the rank), EFAULT (@states).
+ * DPU past the rank), EFAULT (@states), EINTR/ERESTARTSYS (a signal while
+ * waiting for a transfer of the rank to end; call again).
  */
 struct dpusim_dpu_status {
 	__u32 size;

@@ -2946,7 +2946,7 @@ static void exec_program(struct ctx *c, struct fz_call *k)
 	uint64_t mark, seed = rnd(&c->rng);
 	bool solo;
 	pid_t pid;
-	int w, code = -1, status = -1;
+	int w, r, code = -1, status = -1;
 	uint32_t i;
 
 	mark = __atomic_add_fetch(&ST->wgen, 1, __ATOMIC_SEQ_CST);
@@ -2981,7 +2981,10 @@ static void exec_program(struct ctx *c, struct fz_call *k)
 		goto out;
 	if (code)
 		violation(c, k, "program: worker failed at step %d", code);
-	if (ioctl(c->fd, DPUSIM_IOCTL_DPU_STATUS, &sq)) {
+	/* STATUS waits for a transfer of another thread: signals cut it */
+	while ((r = ioctl(c->fd, DPUSIM_IOCTL_DPU_STATUS, &sq)) && errno == EINTR)
+		;
+	if (r) {
 		if (errno != EBADF || !c->may_ebadf)
 			violation(c, k, "program: DPU_STATUS: %s", strerror(errno));
 		goto out;
