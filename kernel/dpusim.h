@@ -209,12 +209,20 @@ struct dpusim_rank {
  * @pids: struct dpusim_worker_pid, the processes that claimed through the
  *        file, under rank->worker_lock
  * @held: the DPU held, or -1; under rank->xfer_lock (READ_ONCE in mmap)
+ * @win_lock: the window's page table entries (mmap.c), nested inside
+ *            mmap_lock
+ * @win_mm: the address space of the window (a reference, mmgrab()), or
+ *          NULL: no window; under @win_lock
+ * @win_start: where the window starts in @win_mm; under @win_lock
  */
 struct dpusim_worker {
 	struct dpusim_rank *rank;
 	struct list_head node;
 	struct list_head pids;
 	s32 held;
+	struct mutex win_lock;	/* the window's entries, inside mmap_lock */
+	struct mm_struct *win_mm;
+	unsigned long win_start;
 };
 
 /* main.c */
@@ -401,5 +409,9 @@ __poll_t dpusim_rank_poll(struct file *filp, struct poll_table_struct *wait);
 /* mmap.c */
 int dpusim_mmap(struct dpusim_rank *rank, struct dpusim_worker *w,
 		struct vm_area_struct *vma);
+struct dpusim_mem *dpusim_window_mem(struct dpusim_rank *rank, u32 dpu,
+				     pgoff_t idx, pgoff_t *mem_idx);
+void dpusim_window_fill(struct dpusim_worker *w, u32 dpu);
+void dpusim_window_clear(struct dpusim_worker *w);
 
 #endif /* _DPUSIM_H */

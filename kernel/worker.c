@@ -244,6 +244,7 @@ struct dpusim_worker *dpusim_worker_create(struct dpusim_rank *rank)
 	w->rank = rank;
 	w->held = -1;
 	INIT_LIST_HEAD(&w->pids);
+	mutex_init(&w->win_lock);
 	mutex_lock(&rank->worker_lock);
 	if (rank->nr_workers >= DPUSIM_MAX_WORKERS) {
 		mutex_unlock(&rank->worker_lock);
@@ -291,6 +292,7 @@ void dpusim_worker_destroy(struct dpusim_worker *w)
 		put_pid(p->pid);
 		kfree(p);
 	}
+	mutex_destroy(&w->win_lock);
 	kfree(w);
 	dpusim_rank_put(rank);
 }
@@ -469,6 +471,8 @@ static void dpusim_worker_unclaim(struct dpusim_worker *w, u32 dpu)
 		rank->dpus[dpu].holder = NULL;
 		WRITE_ONCE(w->held, -1);
 		rank->nr_unheld++;
+		/* a fault of another thread may have mapped a page already */
+		dpusim_window_clear(w);
 	}
 	mutex_unlock(&rank->xfer_lock);
 	wake_up_all(&rank->claim_wait);
@@ -499,12 +503,15 @@ int dpusim_worker_finish(struct dpusim_worker *w, u32 dpu, u32 flags,
 	ret = mutex_lock_interruptible(&rank->xfer_lock);
 	if (ret)
 		return ret;
-	if (w->held < 0 || w->held != dpu)
+	if (w->held < 0 || w->held != dpu) {
 		ret = -EINVAL;
-	else
+	} else {
 		dpusim_dpu_end(rank, dpu,
 			       fault ? DPUSIM_DPU_FAULT : DPUSIM_DPU_DONE,
 			       !fault ? "" : reason[0] ? reason : "fault");
+		/* before any transfer may name the DPU (mmap.c) */
+		dpusim_window_clear(w);
+	}
 	mutex_unlock(&rank->xfer_lock);
 	return ret;
 }
@@ -584,6 +591,8 @@ static int dpusim_worker_claim_ioctl(struct dpusim_ucmd *ucmd)
 	ret = dpusim_ucmd_respond(ucmd, sizeof(*c));
 	if (ret)
 		dpusim_worker_unclaim(ucmd->worker, dpu);
+	else
+		dpusim_window_fill(ucmd->worker, dpu);
 	return ret;
 }
 

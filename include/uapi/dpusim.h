@@ -247,7 +247,8 @@ struct dpusim_sync {
  * of the rank opens worker files (DPUSIM_IOCTL_WORKER_OPEN) and hands each
  * one to a process that claims RUNNING DPUs one at a time
  * (DPUSIM_IOCTL_WORKER_CLAIM), maps the claimed DPU's memories (mmap of
- * the worker file), runs the program on them and reports the end
+ * the worker file, or its window, below), runs the program on them and
+ * reports the end
  * (DPUSIM_IOCTL_WORKER_FINISH).  When the rank's owner file is released
  * (close, process exit or kill), the kernel sends SIGKILL to every
  * process that claimed through one of the rank's worker files, and the
@@ -267,6 +268,22 @@ struct dpusim_sync {
 /* mmap offset of byte 0 of a DPU's MRAM, and of its WRAM */
 #define DPUSIM_MMAP_MRAM(dpu)	((__u64)(dpu) << DPUSIM_MMAP_DPU_SHIFT)
 #define DPUSIM_MMAP_WRAM(dpu)	(DPUSIM_MMAP_MRAM(dpu) | DPUSIM_MMAP_WRAM_BIT)
+
+/*
+ * The window of a worker file: one mapping (MAP_SHARED, at offset
+ * DPUSIM_MMAP_WINDOW, at most DPUSIM_WINDOW_SIZE bytes) that shows the
+ * WRAM (at 0) and the MRAM (at DPUSIM_WINDOW_MRAM) of whichever DPU the
+ * worker holds, so that a worker runs DPU after DPU at the same addresses
+ * without a call of its own: CLAIM maps the DPU's resident pages into the
+ * window, FINISH takes them out, and the others are mapped at their first
+ * touch.  While the worker holds no DPU, and past either memory, an
+ * access gets SIGBUS.  One window per worker file (a second: EBUSY); it
+ * can be neither moved (mremap) nor split (munmap or mprotect of a part):
+ * EINVAL.  Offset DPUSIM_MMAP_WINDOW of the rank file: EINVAL.
+ */
+#define DPUSIM_MMAP_WINDOW	DPUSIM_MMAP_MRAM(0xffffffffU)
+#define DPUSIM_WINDOW_MRAM	(1ULL << 25)
+#define DPUSIM_WINDOW_SIZE	(DPUSIM_WINDOW_MRAM + (1ULL << 30))
 
 /* struct dpusim_dpu_state::state */
 enum {

@@ -2,8 +2,8 @@
 /*
  * KUnit suite for DPU programs (worker.c, mmap.c's page lookup): run-state
  * transitions, transfers refused on a RUNNING DPU, the faults when worker
- * files are released, the claim order, the shutdown, and the pages a
- * mapping's fault inserts.
+ * files are released, the claim order, the shutdown, the pages a
+ * mapping's fault inserts, and the layout of a worker's window.
  */
 #include <kunit/test.h>
 
@@ -301,6 +301,45 @@ static void launch_fault_pages(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mem->nr_pages, 2);
 }
 
+/* What each page of a worker's window shows: WRAM, a gap, MRAM, past it */
+static void launch_window_layout(struct kunit *test)
+{
+	struct xfer_fixture *t = test->priv;
+	struct dpusim_rank *rank = &t->rank;
+	pgoff_t wram = DIV_ROUND_UP(rank->wram_size, PAGE_SIZE);
+	pgoff_t mram = rank->mram_size >> PAGE_SHIFT;
+	pgoff_t mram_at = DPUSIM_WINDOW_MRAM >> PAGE_SHIFT, idx = 99;
+	u32 last = rank->nr_dpus - 1;
+
+	KUNIT_ASSERT_LT(test, wram, mram_at);
+	KUNIT_EXPECT_PTR_EQ(test, dpusim_window_mem(rank, 1, 0, &idx),
+			    &rank->dpus[1].mem[DPUSIM_WRAM]);
+	KUNIT_EXPECT_EQ(test, idx, 0);
+	KUNIT_EXPECT_PTR_EQ(test, dpusim_window_mem(rank, last, wram - 1, &idx),
+			    &rank->dpus[last].mem[DPUSIM_WRAM]);
+	KUNIT_EXPECT_EQ(test, idx, wram - 1);
+	/* between the memories, and past the MRAM: nothing (SIGBUS) */
+	idx = 99;
+	KUNIT_EXPECT_NULL(test, dpusim_window_mem(rank, 1, wram, &idx));
+	KUNIT_EXPECT_NULL(test, dpusim_window_mem(rank, 1, mram_at - 1, &idx));
+	KUNIT_EXPECT_NULL(test, dpusim_window_mem(rank, 1, mram_at + mram, &idx));
+	KUNIT_EXPECT_NULL(test, dpusim_window_mem(rank, 1,
+						  DPUSIM_WINDOW_SIZE >> PAGE_SHIFT,
+						  &idx));
+	KUNIT_EXPECT_EQ(test, idx, 99);
+	KUNIT_EXPECT_PTR_EQ(test, dpusim_window_mem(rank, 2, mram_at, &idx),
+			    &rank->dpus[2].mem[DPUSIM_MRAM]);
+	KUNIT_EXPECT_EQ(test, idx, 0);
+	KUNIT_EXPECT_PTR_EQ(test, dpusim_window_mem(rank, 2, mram_at + mram - 1,
+						    &idx),
+			    &rank->dpus[2].mem[DPUSIM_MRAM]);
+	KUNIT_EXPECT_EQ(test, idx, mram - 1);
+	/* the runtime's addresses: WRAM 0x06000000, MRAM 0x08000000 */
+	KUNIT_EXPECT_EQ(test, 0x06000000ULL + DPUSIM_WINDOW_MRAM, 0x08000000ULL);
+	KUNIT_EXPECT_GE(test, DPUSIM_WINDOW_SIZE - DPUSIM_WINDOW_MRAM,
+			(u64)DPUSIM_MAX_MRAM);
+}
+
 static struct kunit_case dpusim_launch_cases[] = {
 	KUNIT_CASE(launch_state_transitions),
 	KUNIT_CASE(launch_xfer_refused_on_running),
@@ -310,6 +349,7 @@ static struct kunit_case dpusim_launch_cases[] = {
 	KUNIT_CASE(launch_max_workers),
 	KUNIT_CASE(launch_shutdown),
 	KUNIT_CASE(launch_fault_pages),
+	KUNIT_CASE(launch_window_layout),
 	{}
 };
 

@@ -189,8 +189,7 @@ static __attribute__((noreturn)) void worker_end(bool fault, const char *reason)
 {
 	struct dpusim_worker_finish fin;
 
-	munmap((void *)DPURT_WRAM_BASE, dpurt_ctx.wram_size);
-	munmap((void *)DPURT_MRAM_BASE, dpurt_ctx.mram_size);
+	munmap((void *)DPURT_WRAM_BASE, DPUSIM_WINDOW_SIZE);	/* the window */
 	memset(&fin, 0, sizeof(fin));
 	fin.size = sizeof(fin);
 	fin.dpu = dpurt_worker_dpu;

@@ -3,9 +3,10 @@
  * worker.c - main() of every DPU program built by dpusim-cc.
  *
  * `prog --dpusim-worker` (spawned by libdpusim with the worker file on fd
- * DPUSIM_WORKER_FD, 3) loops: CLAIM a DPU, map its WRAM at 0x06000000 and
- * its MRAM at 0x08000000 (MAP_SHARED|MAP_FIXED), run NR_TASKLETS threads of
- * the program's main (renamed __dpusim_dpu_main by dpusim-cc), FINISH.
+ * DPUSIM_WORKER_FD, 3) loops: CLAIM a DPU (the worker file's window, mapped
+ * once, then shows its WRAM at 0x06000000 and its MRAM at 0x08000000), run
+ * NR_TASKLETS tasklets of the program's main (renamed __dpusim_dpu_main by
+ * dpusim-cc), FINISH.
  * ESHUTDOWN from CLAIM: exit 0; any other CLAIM error: exit 1.  A fault
  * reports FINISH/FAULT and re-executes the program (run.c).
  */
@@ -50,97 +51,49 @@ static void finish_fault(const char *reason)
 }
 
 /*
- * The DPU in the window (WRAM at DPURT_WRAM_BASE, MRAM at DPURT_MRAM_BASE)
- * is moved aside with mremap() when the worker runs another DPU, to a
- * parking place of its own, and moved back when its turn comes again:
- * page tables move whole (2 MiB aligned), so a DPU's pages are mapped once
- * per worker instead of once per launch.  Parking places lie far above the
- * program, 2 GiB per DPU (MRAM, then WRAM 1 GiB further).
+ * The worker file's window (DPUSIM_MMAP_WINDOW), mapped once at
+ * DPURT_WRAM_BASE: it shows the WRAM and, DPUSIM_WINDOW_MRAM further (at
+ * DPURT_MRAM_BASE), the MRAM of whichever DPU the worker holds.  CLAIM
+ * maps the DPU's pages into it and FINISH takes them out, so a worker
+ * runs DPU after DPU with no mmap call of its own.
  */
-#define PARK_BASE	0x200000000000UL
-#define PARK_STRIDE	(2UL << 30)
-#define MAX_PARKED	1024U
+_Static_assert(DPURT_MRAM_BASE - DPURT_WRAM_BASE == DPUSIM_WINDOW_MRAM,
+	       "the window's layout is the runtime's");
 
-static long window_dpu = -1;
-static bool parked[MAX_PARKED];
+static bool window_mapped;
 
-static void *park_addr(uint32_t dpu, bool wram)
+static bool window_map(void)
 {
-	return (void *)(PARK_BASE + dpu * PARK_STRIDE + (wram ? (1UL << 30) : 0));
-}
+	void *w;
 
-static size_t page_round(uint64_t n)
-{
-	long pg = sysconf(_SC_PAGESIZE);
-
-	return (size_t)((n + (uint64_t)pg - 1) & ~(uint64_t)(pg - 1));
-}
-
-static bool move(void *from, size_t len, void *to)
-{
-	return mremap(from, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to) != MAP_FAILED;
-}
-
-/* Put the claimed DPU's memories in the window; false with errno. */
-static bool window_take(const struct dpusim_worker_claim *c, const char **what)
-{
-	size_t wl = page_round(c->wram_size), ml = page_round(c->mram_size);
-	void *w, *m;
-
-	if (window_dpu == (long)c->dpu)
+	if (window_mapped)
 		return true;
-	*what = "park";
-	if (window_dpu >= MAX_PARKED) {
-		window_dpu = -1;	/* no parking place: mapped again next time */
-	} else if (window_dpu >= 0) {
-		if (!move((void *)DPURT_WRAM_BASE, wl, park_addr(window_dpu, true)) ||
-		    !move((void *)DPURT_MRAM_BASE, ml, park_addr(window_dpu, false)))
-			return false;
-		parked[window_dpu] = true;
-		window_dpu = -1;
-	}
-	if (c->dpu < MAX_PARKED && parked[c->dpu]) {
-		*what = "unpark";
-		if (!move(park_addr(c->dpu, true), wl, (void *)DPURT_WRAM_BASE) ||
-		    !move(park_addr(c->dpu, false), ml, (void *)DPURT_MRAM_BASE))
-			return false;
-		parked[c->dpu] = false;
-		window_dpu = c->dpu;
-		return true;
-	}
-	*what = "WRAM";
-	w = mmap((void *)DPURT_WRAM_BASE, c->wram_size, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_FIXED, dpurt_worker_fd, DPUSIM_MMAP_WRAM(c->dpu));
+	w = mmap((void *)DPURT_WRAM_BASE, DPUSIM_WINDOW_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, dpurt_worker_fd, DPUSIM_MMAP_WINDOW);
 	if (w == MAP_FAILED)
 		return false;
-	*what = "MRAM";
-	m = mmap((void *)DPURT_MRAM_BASE, c->mram_size, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_FIXED, dpurt_worker_fd, DPUSIM_MMAP_MRAM(c->dpu));
-	if (m == MAP_FAILED)
-		return false;
-	window_dpu = c->dpu;
+	window_mapped = true;
 	return true;
 }
 
-static int run_claimed(const struct dpusim_worker_claim *c)
+static void run_claimed(const struct dpusim_worker_claim *c)
 {
 	struct dpurt_config cfg;
 	struct dpurt_result res;
 	struct dpusim_worker_finish fin;
 	uintptr_t wram_end = (uintptr_t)__dpusim_wram_end;
-	const char *what = "";
 	int ret;
 
 	dpurt_worker_dpu = c->dpu;
 	dpurt_ctx.wram_size = c->wram_size;
 	dpurt_ctx.mram_size = c->mram_size;
-	if (!window_take(c, &what)) {
+	if (!window_map()) {
 		char reason[128];
 
-		snprintf(reason, sizeof(reason), "worker: mapping (%s) failed: %s",
-			 what, strerror(errno));
+		snprintf(reason, sizeof(reason), "worker: mapping the window failed: %s",
+			 strerror(errno));
 		finish_fault(reason);
-		return -1; /* the old mappings may be gone: start afresh */
+		return;
 	}
 	if (wram_end - DPURT_WRAM_BASE > c->wram_size) {
 		char reason[128];
@@ -148,7 +101,7 @@ static int run_claimed(const struct dpusim_worker_claim *c)
 		snprintf(reason, sizeof(reason), "WRAM globals take %lu bytes, WRAM has %u",
 			 (unsigned long)(wram_end - DPURT_WRAM_BASE), c->wram_size);
 		finish_fault(reason);
-		return 0;
+		return;
 	}
 
 	memset(&cfg, 0, sizeof(cfg));
@@ -166,7 +119,7 @@ static int run_claimed(const struct dpusim_worker_claim *c)
 		snprintf(reason, sizeof(reason), "worker: cannot run the program: %s",
 			 strerror(-ret));
 		finish_fault(reason);
-		return 0;
+		return;
 	}
 	/* Faults and halt() never come back here (run.c). */
 	memset(&fin, 0, sizeof(fin));
@@ -179,16 +132,6 @@ static int run_claimed(const struct dpusim_worker_claim *c)
 			exit(1);
 		}
 	}
-	return 0;
-}
-
-static void reexec_self(char **argv)
-{
-	extern char **environ;
-
-	execve("/proc/self/exe", argv, environ);
-	execve(argv[0], argv, environ);
-	exit(1);
 }
 
 int main(int argc, char **argv)
@@ -216,6 +159,8 @@ int main(int argc, char **argv)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	dpurt_worker_fd = fd;
+	/* before the first claim, which fills it (a failure faults the DPU) */
+	window_map();
 
 	for (;;) {
 		struct dpusim_worker_claim c;
@@ -230,7 +175,6 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: CLAIM: %s\n", argv[0], strerror(errno));
 			exit(1);
 		}
-		if (run_claimed(&c) < 0)
-			reexec_self(argv);
+		run_claimed(&c);
 	}
 }

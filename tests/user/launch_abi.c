@@ -4,7 +4,8 @@
  * DPUSIM_IOCTL_LAUNCH, _DPU_STATUS, _WORKER_OPEN and the worker file's
  * _WORKER_CLAIM and _WORKER_FINISH (one test per failure path), mmap of
  * the rank and worker files (one test per failure path), a fake worker
- * process that writes the DPU's memories through its mapping, poll(),
+ * process that writes the DPU's memories through its mapping, a worker's
+ * window (one test per failure path, and what it shows when), poll(),
  * the faults of closed worker files, a killed host leaving no worker,
  * and the budget of pages a mapping allocates.
  *
@@ -12,6 +13,7 @@
  * file sends SIGKILL to every process that claimed through one of them.
  */
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stddef.h>
@@ -29,6 +31,7 @@ FIXTURE(launch) {
 	int fd;
 	int wfd[MAXW];
 	struct dpusim_rank_info info;
+	void *win;		/* a worker's window, unmapped first */
 };
 
 FIXTURE_SETUP(launch)
@@ -46,6 +49,10 @@ FIXTURE_SETUP(launch)
 FIXTURE_TEARDOWN(launch)
 {
 	int i;
+
+	/* it holds its worker file: the rank's release would kill us */
+	if (self->win && self->win != MAP_FAILED)
+		munmap(self->win, DPUSIM_WINDOW_SIZE);
 
 	for (i = 0; i < MAXW; i++)
 		if (self->wfd[i] >= 0)
@@ -1030,6 +1037,323 @@ TEST_F(launch, mmap_budget_sigbus)
 	m[4096] = 2;			/* within the budget again */
 	EXPECT_EQ(2 * 4096, sysfs_rank_attr(0, "mram_resident_bytes"));
 	munmap((void *)m, 4 * 4096);
+}
+
+/* ------------------------------------------------------------ window */
+
+static void *window_map(int wfd)
+{
+	return mmap(NULL, DPUSIM_WINDOW_SIZE, PROT_READ | PROT_WRITE,
+		    MAP_SHARED, wfd, DPUSIM_MMAP_WINDOW);
+}
+
+static __thread sigjmp_buf touch_jmp;
+
+static void on_touch_signal(int sig)
+{
+	siglongjmp(touch_jmp, sig);
+}
+
+/* Read (or write) the byte at @p: 0, or the signal the access got. */
+static int touch(volatile uint8_t *p, int write, uint8_t *val)
+{
+	struct sigaction sa = { .sa_handler = on_touch_signal }, ob, os;
+	int sig;
+
+	sigaction(SIGBUS, &sa, &ob);
+	sigaction(SIGSEGV, &sa, &os);
+	sig = sigsetjmp(touch_jmp, 1);
+	if (!sig) {
+		if (write)
+			*p = *val;
+		else if (val)
+			*val = *p;
+		else
+			(void)*p;
+	}
+	sigaction(SIGBUS, &ob, NULL);
+	sigaction(SIGSEGV, &os, NULL);
+	return sig;
+}
+
+TEST_F(launch, window_on_rank_file_einval)
+{
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd,
+				   DPUSIM_MMAP_WINDOW));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(launch, window_private_einval)
+{
+	self->wfd[0] = worker_open(self->fd);
+	ASSERT_LE(0, self->wfd[0]);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_PRIVATE,
+				   self->wfd[0], DPUSIM_MMAP_WINDOW));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(launch, window_too_long_einval)
+{
+	self->wfd[0] = worker_open(self->fd);
+	ASSERT_LE(0, self->wfd[0]);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, DPUSIM_WINDOW_SIZE + 4096, PROT_READ,
+				   MAP_SHARED, self->wfd[0], DPUSIM_MMAP_WINDOW));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* Only the window's own offset: a page into it is no DPU's memory */
+TEST_F(launch, window_offset_einval)
+{
+	self->wfd[0] = worker_open(self->fd);
+	ASSERT_LE(0, self->wfd[0]);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED,
+				   self->wfd[0], DPUSIM_MMAP_WINDOW + 4096));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(launch, window_second_ebusy)
+{
+	void *again;
+
+	self->wfd[0] = worker_open(self->fd);
+	ASSERT_LE(0, self->wfd[0]);
+	self->win = window_map(self->wfd[0]);
+	ASSERT_NE(MAP_FAILED, self->win);
+	EXPECT_EQ(MAP_FAILED, window_map(self->wfd[0]));
+	EXPECT_EQ(EBUSY, errno);
+	/* another worker file has a window of its own */
+	self->wfd[1] = worker_open(self->fd);
+	ASSERT_LE(0, self->wfd[1]);
+	again = window_map(self->wfd[1]);
+	EXPECT_NE(MAP_FAILED, again);
+	munmap(again, DPUSIM_WINDOW_SIZE);
+	/* unmapped, the first one can be mapped again */
+	ASSERT_EQ(0, munmap(self->win, DPUSIM_WINDOW_SIZE));
+	self->win = window_map(self->wfd[0]);
+	EXPECT_NE(MAP_FAILED, self->win);
+}
+
+/*
+ * The window shows the DPU held, and only while it is held: two DPUs
+ * claimed in turn through one window, a write through it reaching the
+ * DPU's memory (a hole allocated and charged), nothing after FINISH.
+ */
+TEST_F(launch, window_shows_held_dpu)
+{
+	uint64_t mram_size = self->info.mram_size;
+	uint32_t wram[16], w20 = 0;
+	uint64_t mtop, mval = 0;
+	struct dpusim_worker_claim c;
+	volatile uint8_t *win;
+	long long res;
+	uint8_t v = 0x77;
+	int d, i;
+
+	for (d = 5; d <= 6; d++) {
+		for (i = 0; i < 16; i++)
+			wram[i] = 0xa0000000u + d * 0x100 + i;
+		mtop = 0xbeef000000000000ULL + d;
+		ASSERT_EQ(0, xfer_one(self->fd, d, DPUSIM_XFER_WRAM,
+				      0, wram, sizeof(wram)));
+		ASSERT_EQ(0, xfer_one(self->fd, d, 0,
+				      mram_size - 8, &mtop, 8));
+	}
+	self->wfd[0] = worker_open(self->fd);
+	ASSERT_LE(0, self->wfd[0]);
+	self->win = window_map(self->wfd[0]);
+	ASSERT_NE(MAP_FAILED, self->win);
+	win = self->win;
+	EXPECT_EQ(SIGBUS, touch(win, 0, NULL));		/* nothing held */
+	ASSERT_EQ(0, do_launch(self->fd, 5, 2));
+	for (d = 5; d <= 6; d++) {
+		ASSERT_EQ(0, claim(self->wfd[0], 0, &c));
+		ASSERT_EQ(d, c.dpu);
+		for (i = 0; i < 16; i++)
+			EXPECT_EQ(0xa0000000u + d * 0x100 + i,
+				  ((volatile uint32_t *)win)[i]);
+		EXPECT_EQ(0xbeef000000000000ULL + d,
+			  *(volatile uint64_t *)(win + DPUSIM_WINDOW_MRAM +
+						 mram_size - 8));
+		if (d == 5) {
+			/* a write, and a hole of the MRAM allocated */
+			res = sysfs_rank_attr(0, "mram_resident_bytes");
+			((volatile uint32_t *)win)[20] = 0x12345678;
+			*(volatile uint64_t *)(win + DPUSIM_WINDOW_MRAM + 8 * 4096) =
+				0x0123456789abcdefULL;
+			EXPECT_EQ(res + 4096,
+				  sysfs_rank_attr(0, "mram_resident_bytes"));
+		}
+		ASSERT_EQ(0, finish(self->wfd[0], d, 0, NULL));
+		EXPECT_EQ(SIGBUS, touch(win, 0, NULL));
+		EXPECT_EQ(SIGBUS, touch(win + DPUSIM_WINDOW_MRAM, 1, &v));
+	}
+	ASSERT_EQ(0, xfer_one(self->fd, 5, DPUSIM_XFER_FROM_DPU | DPUSIM_XFER_WRAM,
+			      80, &w20, 4));
+	EXPECT_EQ(0x12345678, w20);
+	ASSERT_EQ(0, xfer_one(self->fd, 5, DPUSIM_XFER_FROM_DPU, 8 * 4096,
+			      &mval, 8));
+	EXPECT_EQ(0x0123456789abcdefULL, mval);
+	/* DPU 6 never saw DPU 5's write */
+	ASSERT_EQ(0, xfer_one(self->fd, 6, DPUSIM_XFER_FROM_DPU | DPUSIM_XFER_WRAM,
+			      80, &w20, 4));
+	EXPECT_EQ(0, w20);
+}
+
+/* Between the memories and past the MRAM: SIGBUS, while a DPU is held */
+TEST_F(launch, window_past_memories_sigbus)
+{
+	uint64_t wram_end = (self->info.wram_size + 4095) & ~4095ULL;
+	struct dpusim_worker_claim c;
+	volatile uint8_t *win;
+	uint8_t v = 1;
+
+	ASSERT_LT(wram_end, DPUSIM_WINDOW_MRAM);
+	ASSERT_LT(self->info.mram_size, DPUSIM_WINDOW_SIZE - DPUSIM_WINDOW_MRAM);
+	self->wfd[0] = worker_open(self->fd);
+	ASSERT_LE(0, self->wfd[0]);
+	self->win = window_map(self->wfd[0]);
+	ASSERT_NE(MAP_FAILED, self->win);
+	win = self->win;
+	ASSERT_EQ(0, do_launch(self->fd, 7, 1));
+	ASSERT_EQ(0, claim(self->wfd[0], 0, &c));
+	EXPECT_EQ(0, touch(win + wram_end - 1, 0, NULL));
+	EXPECT_EQ(SIGBUS, touch(win + wram_end, 0, NULL));
+	EXPECT_EQ(SIGBUS, touch(win + DPUSIM_WINDOW_MRAM - 1, 1, &v));
+	EXPECT_EQ(0, touch(win + DPUSIM_WINDOW_MRAM + self->info.mram_size - 1,
+			   0, NULL));
+	EXPECT_EQ(SIGBUS, touch(win + DPUSIM_WINDOW_MRAM + self->info.mram_size,
+				0, NULL));
+	EXPECT_EQ(0, finish(self->wfd[0], 7, 0, NULL));
+}
+
+/* Neither moved nor split; a whole munmap works */
+TEST_F(launch, window_not_moved_nor_split)
+{
+	struct dpusim_worker_claim c;
+	uint32_t val = 0x600d600d;
+	void *elsewhere, *r;
+
+	ASSERT_EQ(0, xfer_one(self->fd, 9, DPUSIM_XFER_WRAM,
+			      0, &val, 4));
+	self->wfd[0] = worker_open(self->fd);
+	ASSERT_LE(0, self->wfd[0]);
+	self->win = window_map(self->wfd[0]);
+	ASSERT_NE(MAP_FAILED, self->win);
+	elsewhere = mmap(NULL, DPUSIM_WINDOW_SIZE, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, elsewhere);
+	r = mremap(self->win, DPUSIM_WINDOW_SIZE, DPUSIM_WINDOW_SIZE,
+		   MREMAP_MAYMOVE | MREMAP_FIXED, elsewhere);
+	EXPECT_EQ(MAP_FAILED, r);
+	EXPECT_EQ(EINVAL, errno);
+	if (r != MAP_FAILED)
+		self->win = r;
+	else
+		munmap(elsewhere, DPUSIM_WINDOW_SIZE);
+	EXPECT_EQ(-1, munmap((uint8_t *)self->win + 16 * 4096, 4096));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, mprotect(self->win, 4096, PROT_READ));
+	EXPECT_EQ(EINVAL, errno);
+	/* still the window, where it was */
+	ASSERT_EQ(0, do_launch(self->fd, 9, 1));
+	ASSERT_EQ(0, claim(self->wfd[0], 0, &c));
+	EXPECT_EQ(0x600d600d, *(volatile uint32_t *)self->win);
+	EXPECT_EQ(0, finish(self->wfd[0], 9, 0, NULL));
+	EXPECT_EQ(0, munmap(self->win, DPUSIM_WINDOW_SIZE));
+	self->win = NULL;
+}
+
+/* A child of the worker does not inherit the window (SIGSEGV there) */
+TEST_F(launch, window_not_inherited)
+{
+	struct dpusim_worker_claim c;
+	pid_t pid;
+
+	self->wfd[0] = worker_open(self->fd);
+	ASSERT_LE(0, self->wfd[0]);
+	self->win = window_map(self->wfd[0]);
+	ASSERT_NE(MAP_FAILED, self->win);
+	ASSERT_EQ(0, do_launch(self->fd, 10, 1));
+	ASSERT_EQ(0, claim(self->wfd[0], 0, &c));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(touch(self->win, 0, NULL) == SIGSEGV ? 0 : 10);
+	EXPECT_EQ(0, child_exit_status(pid));
+	EXPECT_EQ(0, touch(self->win, 0, NULL));
+	EXPECT_EQ(0, finish(self->wfd[0], 10, 0, NULL));
+}
+
+struct toucher {
+	volatile uint8_t *win;
+	volatile int stop;
+	unsigned long reads, sigbus, wrong;
+};
+
+static void *toucher_thread(void *arg)
+{
+	struct toucher *t = arg;
+	uint8_t b[4];
+
+	while (!t->stop) {
+		int i, sig = 0;
+
+		for (i = 0; i < 4 && !sig; i++)
+			sig = touch(t->win + i, 0, &b[i]);
+		if (sig) {
+			t->sigbus++;
+			continue;
+		}
+		t->reads++;
+		/* 0xd0d000NN of a DPU 16..23: never another page */
+		if (b[3] != 0xd0 || b[2] != 0xd0 || b[1] || b[0] < 16 || b[0] > 23)
+			t->wrong++;
+	}
+	return NULL;
+}
+
+/*
+ * A thread of the worker reads through the window while the other claims
+ * and finishes DPU after DPU: each read shows the word of a DPU it was
+ * given (WRAM 0xd0d000NN for DPU NN), or gets SIGBUS between two.
+ */
+TEST_F(launch, window_fault_races_finish)
+{
+	struct toucher t = { 0 };
+	struct dpusim_worker_claim c;
+	pthread_t th;
+	uint32_t d, val;
+	int i;
+
+	for (d = 16; d < 24; d++) {
+		val = 0xd0d00000u | d;
+		ASSERT_EQ(0, xfer_one(self->fd, d, DPUSIM_XFER_WRAM,
+				      0, &val, 4));
+	}
+	self->wfd[0] = worker_open(self->fd);
+	ASSERT_LE(0, self->wfd[0]);
+	self->win = window_map(self->wfd[0]);
+	ASSERT_NE(MAP_FAILED, self->win);
+	t.win = self->win;
+	ASSERT_EQ(0, pthread_create(&th, NULL, toucher_thread, &t));
+	for (i = 0; i < 400; i++) {
+		d = 16 + i % 8;
+		if (do_launch(self->fd, d, 1) || claim(self->wfd[0], 0, &c) ||
+		    c.dpu != d)
+			break;
+		if (i % 4 == 0)
+			usleep(500);	/* held a while: the toucher reads */
+		if (finish(self->wfd[0], d, 0, NULL))
+			break;
+		if (i % 16 == 0)
+			usleep(500);	/* nothing held a while */
+	}
+	t.stop = 1;
+	pthread_join(th, NULL);
+	EXPECT_EQ(400, i);
+	EXPECT_EQ(0, t.wrong);
+	EXPECT_LT(0, t.sigbus);
+	TH_LOG("%lu reads, %lu SIGBUS", t.reads, t.sigbus);
 }
 
 /* ------------------------------------------------------------ workers */

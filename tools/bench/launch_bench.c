@@ -19,6 +19,11 @@
  *             both sides is checked after the runs.
  *
  * usage: launch_bench [--dpu-dir DIR] [--reps N] [--elems N] [--json FILE]
+ *        launch_bench --strace-pass N [--dpu-dir DIR]
+ * --strace-pass loads the empty program on 1 rank, launches it once, then
+ * N more times, untimed: tools/bench/launch-run runs it under strace with
+ * two values of N, so that the difference is the system calls of launches
+ * alone, in the host and in the workers.
  * Exit status: 0 when every result was right (targets missed are
  * reported, not failures), 1 otherwise, 2 on bad usage.
  */
@@ -255,8 +260,28 @@ out:
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: launch_bench [--dpu-dir DIR] [--reps N] [--elems N] [--json FILE]\n");
+	fprintf(stderr, "usage: launch_bench [--dpu-dir DIR] [--reps N] [--elems N] [--json FILE]\n"
+		"       launch_bench --strace-pass N [--dpu-dir DIR]\n");
 	return 2;
+}
+
+static int strace_pass(unsigned int n)
+{
+	struct dpu_set_t set;
+	int ret = 1;
+
+	if (dpu_alloc_ranks(1, NULL, &set) != DPU_OK)
+		return 1;
+	if (dpu_load(set, prog("empty"), NULL) != DPU_OK ||
+	    dpu_launch(set, DPU_SYNCHRONOUS) != DPU_OK)
+		goto out;
+	while (n--)
+		if (dpu_launch(set, DPU_SYNCHRONOUS) != DPU_OK)
+			goto out;
+	ret = 0;
+out:
+	dpu_free(set);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -265,7 +290,7 @@ int main(int argc, char **argv)
 	double o1 = 0, o4 = 0, dus = 0, hus = 0, pus = 0;
 	uint32_t n1 = 0, n4 = 0;
 	unsigned int nthreads = 0;
-	int ok = 1, i;
+	int ok = 1, i, pass = -1;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--dpu-dir") && i + 1 < argc)
@@ -276,11 +301,15 @@ int main(int argc, char **argv)
 			elems = (uint32_t)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--json") && i + 1 < argc)
 			json = argv[++i];
+		else if (!strcmp(argv[i], "--strace-pass") && i + 1 < argc)
+			pass = atoi(argv[++i]);
 		else
 			return usage();
 	}
 	if (!reps || !elems || elems % 256)
 		return usage();
+	if (pass >= 0)
+		return strace_pass((unsigned int)pass);
 
 	if (overhead(1, &o1, &n1)) {
 		fprintf(stderr, "launch_bench: overhead on 1 rank failed\n");
