@@ -30,8 +30,9 @@
  * in its memory as long as they do, and it does: the window only ever
  * shows the pages of the DPU its worker holds, a RUNNING DPU; a memory
  * loses pages only at the rank's teardown (every mapping gone: each holds
- * its file) and in dpusim_mem_undo() of a failed transfer, which never
- * names a RUNNING DPU; and the window is emptied under the rank's
+ * its file) and in dpusim_mem_undo() of a failed transfer or tag-matching
+ * MRAM registration, neither of which may name a RUNNING DPU (EBUSY,
+ * checked under xfer_lock); and the window is emptied under the rank's
  * xfer_lock when its DPU stops being held, before any transfer can name
  * that DPU.  w->win_lock orders the fault handler (which checks the DPU
  * held) against the filling and the emptying.
@@ -176,14 +177,20 @@ out:
 	return ret;
 }
 
+/*
+ * Only the window itself lets go: a refused mremap() closes the copy
+ * move_vma() made of it, at another address, and the window stays.
+ */
 static void dpusim_window_close(struct vm_area_struct *vma)
 {
 	struct dpusim_worker *w = vma->vm_private_data;
-	struct mm_struct *mm;
+	struct mm_struct *mm = NULL;
 
 	mutex_lock(&w->win_lock);
-	mm = w->win_mm;
-	w->win_mm = NULL;
+	if (w->win_mm == vma->vm_mm && w->win_start == vma->vm_start) {
+		mm = w->win_mm;
+		w->win_mm = NULL;
+	}
 	mutex_unlock(&w->win_lock);
 	if (mm)
 		mmdrop(mm);

@@ -170,6 +170,11 @@ static int dpusim_tm_mr_mram(struct dpusim_tm_mr *mr,
 	}
 
 	mutex_lock(&rank->xfer_lock);
+	/* as a transfer: its pages may be in a worker's window (mmap.c) */
+	if (rank->dpus[cmd->dpu].state == DPUSIM_DPU_RUNNING) {
+		ret = -EBUSY;
+		goto out_unlock;
+	}
 	missing = dpusim_mem_missing(mem, cmd->addr, cmd->length);
 	ret = dpusim_budget_charge(rank->budget, missing);
 	if (ret)

@@ -616,7 +616,8 @@ enum {
  * must be 0), E2BIG (@length over DPUSIM_TM_MAX_MSG), EOVERFLOW (@addr +
  * @length wraps, or leaves the DPU's MRAM), EFAULT (the range is not
  * mapped), ENOMEM (RLIMIT_MEMLOCK), EBADF (@rank_fd is not open),
- * ENODEV (@rank_fd is not a rank), ENOSPC (the MRAM budget, or
+ * ENODEV (@rank_fd is not a rank), EBUSY (DPUSIM_TM_MR_MRAM of a DPU
+ * that is RUNNING, as a transfer), ENOSPC (the MRAM budget, or
  * DPUSIM_TM_MAX_MR regions).
  */
 struct dpusim_tm_reg_mr {

@@ -26,6 +26,8 @@
  * kernel) and debugfs at /sys/kernel/debug; elsewhere every test skips.
  */
 #include <dirent.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -829,9 +831,9 @@ TEST_F_TIMEOUT(fail_nth, open_rank, SWEEP_TIMEOUT)
 /*
  * One call of a DPU-program path under injection, on a fresh open of the
  * rank: DPUSIM_IOCTL_WORKER_OPEN, _LAUNCH, _DPU_STATUS, the worker file's
- * _WORKER_CLAIM and _WORKER_FINISH, and mmap of the rank file (with a
+ * _WORKER_CLAIM and _WORKER_FINISH, mmap of the rank file (with a
  * transfer whose blocks lie in the mapping, so that the mapping's page
- * faults run under injection).  A failure must be a clean errno that
+ * faults run under injection), and the worker file's window (lw_*).  A failure must be a clean errno that
  * changed nothing: the run state (DPU_STATUS) is as before, the worker
  * file (if any) still works; a success has its effect.  Closing the files
  * leaves the rank free, nothing pinned.
@@ -841,6 +843,10 @@ struct lctx {
 	void *map;
 	struct dpusim_dpu_state st[4];
 	uint32_t dpu;
+	/* the worker's window (lw_*): NULL while not mapped */
+	uint8_t *win;
+	int pipe[2];
+	long long res_m, res_w;		/* resident bytes before the call */
 };
 
 struct launch_path {
@@ -1052,6 +1058,402 @@ static void lc_mmap_xfer(struct __test_metadata *_metadata, struct lctx *l,
 	munmap(l->map, 4 * PAGE);
 }
 
+/*
+ * The worker's window (DPUSIM_MMAP_WINDOW).  Before the launch, DPUs 1
+ * and 2 hold a pattern of their own in WRAM pages 0-1 and MRAM pages 0,
+ * 1 and 3 (MRAM page 2 is a hole); DPU 1 is the one claimed.  The armed
+ * call is a CLAIM with the window mapped (its fill allocates the page
+ * tables; a fill that fails leaves the pages to their first touch), an
+ * mmap of the window followed by a read of the hole through it (the
+ * fault handler allocates the page and the page table), or a FINISH with
+ * the window filled (it empties it).  After a failure nothing changed:
+ * the run state (DPU_STATUS, and whether the DPU is held), the resident
+ * bytes, and the budget's charge (exactly the resident bytes of every
+ * rank); the window shows the held DPU's bytes, or nothing (SIGBUS) while
+ * none is held, and a failed mmap left no window behind (another one
+ * maps).  A success has its effect, and the same holds after it.
+ */
+#define LW_WRAM_PAGES	2
+#define LW_HOLE		2		/* the MRAM page never written */
+#define LW_PROBE	64		/* bytes of the hole the armed read takes */
+
+static uint8_t lw_pat(uint32_t dpu, uint32_t wram, uint64_t off)
+{
+	return (uint8_t)(off * 7 + (off >> 12) * 13 + dpu * 31 + (wram ? 101 : 0) + 1);
+}
+
+static int lw_write(struct lctx *l, uint32_t dpu, uint32_t wram, uint64_t off,
+		    uint64_t len)
+{
+	static uint8_t buf[2 * PAGE];
+	struct dpusim_xfer_dpu d = { .dpu = dpu, .nr_blocks = 1 };
+	struct dpusim_block b = { (uintptr_t)buf, len };
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .flags = wram, .offset = off, .length = len,
+		.nr_dpus = 1, .nr_blocks = 1,
+		.dpus = (uintptr_t)&d, .blocks = (uintptr_t)&b,
+	};
+	uint64_t i;
+
+	for (i = 0; i < len && i < sizeof(buf); i++)
+		buf[i] = lw_pat(dpu, wram, off + i);
+	return xfer(l->fd, &x);
+}
+
+static void lw_resident(struct lctx *l)
+{
+	l->res_m = sysfs_rank_attr(RANK, "mram_resident_bytes");
+	l->res_w = sysfs_rank_attr(RANK, "wram_resident_bytes");
+}
+
+static int lw_map(struct lctx *l)
+{
+	void *p = mmap(NULL, DPUSIM_WINDOW_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, l->w, DPUSIM_MMAP_WINDOW);
+
+	if (p == MAP_FAILED)
+		return -1;
+	l->win = p;
+	return 0;
+}
+
+/* The patterns, a worker file, DPUs 1 and 2 RUNNING. */
+static int lw_setup(struct lctx *l)
+{
+	uint32_t d;
+
+	l->pipe[0] = l->pipe[1] = -1;
+	for (d = 1; d <= 2; d++)
+		if (lw_write(l, d, DPUSIM_XFER_WRAM, 0, LW_WRAM_PAGES * PAGE) ||
+		    lw_write(l, d, 0, 0, 2 * PAGE) ||
+		    lw_write(l, d, 0, 3 * PAGE, PAGE))
+			return -1;
+	return l_worker_open(l) || l_launch(l, 1, 2);
+}
+
+/* Window mapped, nothing claimed: the CLAIM fills it. */
+static int lp_window_mapped(struct lctx *l)
+{
+	if (lw_setup(l) || lw_map(l))
+		return -1;
+	lw_resident(l);
+	return 0;
+}
+
+/* DPU 1 claimed, no window yet. */
+static int lp_window_claimed(struct lctx *l)
+{
+	if (lw_setup(l) || l_claim(l) || pipe2(l->pipe, O_CLOEXEC))
+		return -1;
+	lw_resident(l);
+	return 0;
+}
+
+/* DPU 1 claimed into the window, the hole touched (mapped by a fault). */
+static int lp_window_filled(struct lctx *l)
+{
+	if (lw_setup(l) || lw_map(l) || l_claim(l))
+		return -1;
+	l->win[DPUSIM_WINDOW_MRAM + LW_HOLE * PAGE + 8] = 0;
+	lw_resident(l);
+	return 0;
+}
+
+static int lo_window_claim(struct lctx *l)
+{
+	return l_claim(l);
+}
+
+/*
+ * The hole is read by the kernel (a pipe write from the window): a fault
+ * site of the copy itself (the pipe's page, the user copy) fails the call,
+ * and those of the window's fault (page tables, the memory's page and
+ * xarray node, the PFN's page table) run under injection.  A failed fault
+ * is retried, as a process's own access would be (the copy routine's
+ * byte loop faults again; VM_FAULT_OOM out of a user fault returns to the
+ * access): the call succeeds, and what the failed attempt left behind
+ * must be consistent with that (one page resident and charged, the hole
+ * shown through the window).
+ */
+static int lo_window_mmap_read(struct lctx *l)
+{
+	if (lw_map(l))
+		return -1;
+	return write(l->pipe[1], l->win + DPUSIM_WINDOW_MRAM + LW_HOLE * PAGE,
+		     LW_PROBE) == LW_PROBE ? 0 : -1;
+}
+
+static int lo_window_finish(struct lctx *l)
+{
+	return l_finish(l, 0, NULL);
+}
+
+static sigjmp_buf lw_jmp;
+
+static void lw_on_sigbus(int sig)
+{
+	siglongjmp(lw_jmp, sig);
+}
+
+/* Copy @len bytes of the window at @off: 0, or the signal an access got. */
+static int lw_read(struct lctx *l, uint64_t off, void *dst, size_t len)
+{
+	struct sigaction sa = { .sa_handler = lw_on_sigbus }, old;
+	int sig;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &old);
+	sig = sigsetjmp(lw_jmp, 1);
+	if (!sig)
+		memcpy(dst, l->win + off, len);
+	sigaction(SIGBUS, &old, NULL);
+	return sig;
+}
+
+/* @len bytes of the window at @off are DPU @dpu's (at @mem_off of WRAM or MRAM) */
+static bool lw_shows_range(struct __test_metadata *_metadata, struct lctx *l,
+			   uint32_t dpu, uint32_t wram, uint64_t mem_off,
+			   uint64_t len, unsigned int n)
+{
+	static uint8_t got[2 * PAGE];
+	uint64_t off = (wram ? 0 : DPUSIM_WINDOW_MRAM) + mem_off, i;
+	int sig = lw_read(l, off, got, len);
+
+	if (sig) {
+		TH_LOG("n=%u: window byte %#llx (DPU %u %s %#llx): signal %d",
+		       n, (unsigned long long)off, dpu, wram ? "WRAM" : "MRAM",
+		       (unsigned long long)mem_off, sig);
+		return false;
+	}
+	for (i = 0; i < len; i++) {
+		if (got[i] != lw_pat(dpu, wram, mem_off + i)) {
+			TH_LOG("n=%u: window byte %#llx is %#x, not DPU %u's %s byte %#llx (%#x)",
+			       n, (unsigned long long)(off + i), got[i], dpu,
+			       wram ? "WRAM" : "MRAM",
+			       (unsigned long long)(mem_off + i),
+			       lw_pat(dpu, wram, mem_off + i));
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The window shows every page DPU @dpu was written. */
+static bool lw_shows(struct __test_metadata *_metadata, struct lctx *l,
+		     uint32_t dpu, unsigned int n)
+{
+	return lw_shows_range(_metadata, l, dpu, DPUSIM_XFER_WRAM, 0,
+			      LW_WRAM_PAGES * PAGE, n) &&
+	       lw_shows_range(_metadata, l, dpu, 0, 0, 2 * PAGE, n) &&
+	       lw_shows_range(_metadata, l, dpu, 0, 3 * PAGE, PAGE, n);
+}
+
+/* Nothing held: a touch of either side of the window gets SIGBUS. */
+static bool lw_empty(struct __test_metadata *_metadata, struct lctx *l,
+		     unsigned int n)
+{
+	static const uint64_t at[] = {
+		0, PAGE + 8, DPUSIM_WINDOW_MRAM, DPUSIM_WINDOW_MRAM + LW_HOLE * PAGE,
+		DPUSIM_WINDOW_MRAM + 3 * PAGE + 100,
+	};
+	unsigned int i;
+	uint8_t b;
+
+	for (i = 0; i < ARRAY_SIZE(at); i++) {
+		if (lw_read(l, at[i], &b, 1) != SIGBUS) {
+			TH_LOG("n=%u: nothing held, yet window byte %#llx reads %#x",
+			       n, (unsigned long long)at[i], b);
+			return false;
+		}
+	}
+	return true;
+}
+
+static long long lw_budget(void)
+{
+	char buf[64] = "";
+	FILE *f = fopen("/sys/module/dpusim/parameters/mram_budget", "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return buf[0] ? strtoll(buf, NULL, 0) : -1;
+}
+
+static int lw_set_budget(long long v)
+{
+	FILE *f = fopen("/sys/module/dpusim/parameters/mram_budget", "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%lld\n", v) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+/*
+ * The budget's charge is exactly the resident bytes of every rank: with
+ * the limit set to those plus one page, a transfer to a hole of DPU 5
+ * (never launched) allocates its page, and one to a second hole fails
+ * with ENOSPC.  A charge left behind fails the first, one given back
+ * twice lets the second through.
+ */
+static void lw_budget_exact(struct __test_metadata *_metadata, struct lctx *l,
+			    unsigned int n)
+{
+	long long limit = lw_budget(), used = 0, a, b;
+	char path[64];
+	int r1, r2, e1, e2, rk;
+
+	ASSERT_LT(0, limit) TH_LOG("mram_budget");
+	for (rk = 0; rk < 64; rk++) {
+		snprintf(path, sizeof(path), "/sys/class/dpusim/rank%d", rk);
+		if (access(path, F_OK))
+			break;
+		a = sysfs_rank_attr(rk, "mram_resident_bytes");
+		b = sysfs_rank_attr(rk, "wram_resident_bytes");
+		used += (a > 0 ? a : 0) + (b > 0 ? b : 0);
+	}
+	ASSERT_EQ(0, lw_set_budget(used + PAGE));
+	r1 = lw_write(l, 5, 0, 64 * PAGE, PAGE);
+	e1 = errno;
+	r2 = lw_write(l, 5, 0, 66 * PAGE, PAGE);
+	e2 = errno;
+	ASSERT_EQ(0, lw_set_budget(limit));
+	EXPECT_EQ(0, r1) TH_LOG("n=%u: a page within the budget: %s (a charge left behind)",
+				n, strerror(e1));
+	EXPECT_EQ(-1, r2) TH_LOG("n=%u: a page past the budget was allocated (a charge given back twice)",
+				 n);
+	if (r2)
+		EXPECT_EQ(ENOSPC, e2) TH_LOG("n=%u", n);
+}
+
+/*
+ * DPU_STATUS of DPUs 0-3: DPU 1 @st1, DPU 2 RUNNING; with @held, a claim
+ * fails with EINVAL (the worker holds a DPU).
+ */
+static void lw_state(struct __test_metadata *_metadata, struct lctx *l,
+		     uint32_t st1, bool held, unsigned int n)
+{
+	struct dpusim_worker_claim c = {
+		.size = sizeof(c), .flags = DPUSIM_CLAIM_NONBLOCK,
+	};
+
+	ASSERT_EQ(0, l_status(l, 0, 4));
+	EXPECT_EQ(DPUSIM_DPU_IDLE, l->st[0].state) TH_LOG("n=%u", n);
+	EXPECT_EQ(st1, l->st[1].state) TH_LOG("n=%u: DPU 1", n);
+	EXPECT_EQ(DPUSIM_DPU_RUNNING, l->st[2].state) TH_LOG("n=%u: DPU 2", n);
+	EXPECT_EQ(1, l->st[1].launches) TH_LOG("n=%u", n);
+	if (held) {
+		EXPECT_EQ(-1, ioctl(l->w, DPUSIM_IOCTL_WORKER_CLAIM, &c))
+			TH_LOG("n=%u: the worker holds no DPU", n);
+		EXPECT_EQ(EINVAL, errno) TH_LOG("n=%u", n);
+	}
+}
+
+/* Resident bytes: the call's @dm more MRAM than before, WRAM as before */
+static void lw_res_is(struct __test_metadata *_metadata, struct lctx *l,
+		      long long dm, unsigned int n, const char *when)
+{
+	EXPECT_EQ(l->res_m + dm, sysfs_rank_attr(RANK, "mram_resident_bytes"))
+		TH_LOG("n=%u: mram_resident_bytes %s", n, when);
+	EXPECT_EQ(l->res_w, sysfs_rank_attr(RANK, "wram_resident_bytes"))
+		TH_LOG("n=%u: wram_resident_bytes %s", n, when);
+}
+
+/* FINISH (DONE) empties the window; the budget; unmapped. */
+static void lw_end(struct __test_metadata *_metadata, struct lctx *l,
+		   unsigned int n)
+{
+	EXPECT_EQ(0, l_finish(l, 0, NULL)) TH_LOG("n=%u: %s", n, strerror(errno));
+	EXPECT_TRUE(lw_empty(_metadata, l, n)) TH_LOG("n=%u: after FINISH", n);
+	ASSERT_EQ(0, l_status(l, 1, 1));
+	EXPECT_EQ(DPUSIM_DPU_DONE, l->st[0].state) TH_LOG("n=%u", n);
+	lw_budget_exact(_metadata, l, n);
+	EXPECT_EQ(0, munmap(l->win, DPUSIM_WINDOW_SIZE));
+	l->win = NULL;
+}
+
+static void lc_window_claim(struct __test_metadata *_metadata, struct lctx *l,
+			    int r, unsigned int n)
+{
+	uint8_t hole[PAGE];
+
+	ASSERT_NE(NULL, l->win);
+	/* CLAIM allocates no memory page, whatever happened */
+	lw_res_is(_metadata, l, 0, n, "after the CLAIM");
+	lw_state(_metadata, l, DPUSIM_DPU_RUNNING, !r, n);
+	if (r) {
+		/* nothing held: the window shows nothing, the claim works now */
+		EXPECT_TRUE(lw_empty(_metadata, l, n))
+			TH_LOG("n=%u: the failed CLAIM left a DPU in the window", n);
+		EXPECT_EQ(0, l_claim(l)) TH_LOG("n=%u: %s", n, strerror(errno));
+	}
+	EXPECT_EQ(1, l->dpu) TH_LOG("n=%u", n);
+	/* the resident pages: filled, or mapped at their first touch */
+	EXPECT_TRUE(lw_shows(_metadata, l, 1, n));
+	lw_res_is(_metadata, l, 0, n, "after reading resident pages");
+	/* the hole: zeros, the page allocated by the fault */
+	EXPECT_EQ(0, lw_read(l, DPUSIM_WINDOW_MRAM + LW_HOLE * PAGE, hole, PAGE))
+		TH_LOG("n=%u", n);
+	EXPECT_EQ(0, hole[0] | hole[PAGE - 1] | memcmp(hole, hole + 1, PAGE - 1))
+		TH_LOG("n=%u: the hole is not zeros", n);
+	lw_res_is(_metadata, l, PAGE, n, "after reading the hole");
+	lw_end(_metadata, l, n);
+}
+
+static void lc_window_mmap_read(struct __test_metadata *_metadata,
+				struct lctx *l, int r, unsigned int n)
+{
+	uint8_t got[LW_PROBE], zero[LW_PROBE] = { 0 };
+
+	lw_state(_metadata, l, DPUSIM_DPU_RUNNING, true, n);
+	if (!l->win) {
+		/* the failed mmap left no window: one maps now */
+		lw_res_is(_metadata, l, 0, n, "after the failed mmap");
+		ASSERT_EQ(0, lw_map(l)) TH_LOG("n=%u: the window after a failed mmap: %s",
+					       n, strerror(errno));
+	} else {
+		/* the hole's page came to be with the read, and only then */
+		lw_res_is(_metadata, l, r ? 0 : PAGE, n,
+			  r ? "after the failed read of the hole" :
+			      "after the read of the hole");
+	}
+	if (!r) {
+		EXPECT_EQ(LW_PROBE, read(l->pipe[0], got, LW_PROBE));
+		EXPECT_EQ(0, memcmp(got, zero, LW_PROBE)) TH_LOG("n=%u", n);
+	}
+	EXPECT_TRUE(lw_shows(_metadata, l, 1, n));
+	EXPECT_EQ(0, lw_read(l, DPUSIM_WINDOW_MRAM + LW_HOLE * PAGE, got, LW_PROBE))
+		TH_LOG("n=%u", n);
+	EXPECT_EQ(0, memcmp(got, zero, LW_PROBE)) TH_LOG("n=%u: the hole", n);
+	lw_res_is(_metadata, l, PAGE, n, "after reading the hole");
+	lw_end(_metadata, l, n);
+	close(l->pipe[0]);
+	close(l->pipe[1]);
+}
+
+static void lc_window_finish(struct __test_metadata *_metadata,
+			     struct lctx *l, int r, unsigned int n)
+{
+	lw_res_is(_metadata, l, 0, n, "after the FINISH");
+	lw_state(_metadata, l, r ? DPUSIM_DPU_RUNNING : DPUSIM_DPU_DONE, r, n);
+	if (r) {
+		/* still held, still in the window */
+		EXPECT_TRUE(lw_shows(_metadata, l, 1, n))
+			TH_LOG("n=%u: the failed FINISH changed the window", n);
+		lw_end(_metadata, l, n);
+		return;
+	}
+	EXPECT_TRUE(lw_empty(_metadata, l, n)) TH_LOG("n=%u: after FINISH", n);
+	lw_res_is(_metadata, l, 0, n, "after touching the empty window");
+	lw_budget_exact(_metadata, l, n);
+	EXPECT_EQ(0, munmap(l->win, DPUSIM_WINDOW_SIZE));
+	l->win = NULL;
+}
+
 static unsigned int launch_sweep(struct __test_metadata *_metadata,
 				 const struct launch_path *p)
 {
@@ -1131,6 +1533,13 @@ LAUNCH_SWEEP(worker_claim, lp_launched, lo_claim, lc_claim)
 LAUNCH_SWEEP(worker_finish, lp_claimed, lo_finish, lc_finish)
 /* mmap of the rank file and page faults of the mapping */
 LAUNCH_SWEEP(mmap_fault_in_xfer, lp_none, lo_mmap_xfer, lc_mmap_xfer)
+/* DPUSIM_IOCTL_WORKER_CLAIM filling the worker's window */
+LAUNCH_SWEEP(window_claim_fill, lp_window_mapped, lo_window_claim, lc_window_claim)
+/* mmap of the window, and the fault of a hole through it */
+LAUNCH_SWEEP(window_mmap_fault, lp_window_claimed, lo_window_mmap_read,
+	     lc_window_mmap_read)
+/* DPUSIM_IOCTL_WORKER_FINISH emptying the window */
+LAUNCH_SWEEP(window_finish, lp_window_filled, lo_window_finish, lc_window_finish)
 
 /* ----------------------------------------------- /dev/dpusim/tm paths */
 

@@ -128,6 +128,12 @@ struct fz_stats {
 	 * can tell whether one overlapped it.
 	 */
 	uint64_t wopen, wgen;
+	/*
+	 * The worker's window (program sessions' children): windows mapped,
+	 * claims whose window was compared with a plain mapping of the DPU,
+	 * touches that got the SIGBUS they must get.
+	 */
+	uint64_t win_maps, win_checks, win_sigbus;
 	uint64_t err[134];
 	uint64_t op_calls[NOPS];
 	uint64_t eagain_seen_at_async_cap;
@@ -2864,8 +2870,12 @@ static void exec_worker_open(struct ctx *c, struct fz_call *k)
  * launch of a few DPUs, a child process that claims them one by one
  * (NONBLOCK), maps the held DPU's memories and reads them, is refused a
  * mapping of another DPU, sends defective claims and finishes, and
- * finishes each DPU DONE or FAULT; then DPU_STATUS.  The strict checks
- * only when no other session overlapped (threads, forks).
+ * finishes each DPU DONE or FAULT; then DPU_STATUS.  Most children also
+ * map the worker file's window (DPUSIM_MMAP_WINDOW): it must show the
+ * held DPU's bytes (those of a plain mapping of it), refuse a second
+ * window (EBUSY), a split or a move (EINVAL), and be empty (SIGBUS)
+ * before the first claim and after each FINISH.  The strict checks only
+ * when no other session overlapped (threads, forks).
  */
 static void gen_program(struct ctx *c, struct fz_call *k)
 {
@@ -2880,16 +2890,221 @@ static void predict_program(struct ctx *c, struct fz_call *k)
 	es_add(&k->amb, ETIMEDOUT);
 }
 
-/* The child: claim until nothing is left; exit 0 or the failed step. */
-static int program_worker(int w, uint64_t seed, uint32_t nr_dpus)
+/*
+ * The child's SIGBUS handler (it is single-threaded): back to the access
+ * of pw_copy() that got the signal.
+ */
+static sigjmp_buf pw_jmp;
+
+static void pw_on_sigbus(int sig)
+{
+	siglongjmp(pw_jmp, sig);
+}
+
+/*
+ * What the child did to its current window that was refused and so must
+ * have changed nothing: named when a later check of the window fails.
+ */
+static unsigned int pw_refused;
+enum { PW_MUNMAP = 1, PW_MPROTECT = 2, PW_MREMAP = 4 };
+
+/* Copy @len bytes from @src: 0, or the signal an access got. */
+static int pw_copy(void *dst, const volatile uint8_t *src, size_t len)
+{
+	int sig = sigsetjmp(pw_jmp, 1);
+
+	if (!sig)
+		memcpy(dst, (const void *)src, len);
+	return sig;
+}
+
+/*
+ * Map the worker's window: mostly whole, else only a part of the WRAM
+ * side, or the WRAM side and the start of the MRAM.  Now and then a
+ * defective mmap first (MAP_PRIVATE, or longer than DPUSIM_WINDOW_SIZE):
+ * EINVAL.  NULL on failure (*@step says which).
+ */
+static volatile uint8_t *pw_window_map(int w, struct rng *r, uint64_t *len,
+				       int *step)
+{
+	bool priv = chance(r, 50);
+	void *p;
+
+	*step = 24;
+	if (chance(r, 10)) {
+		p = mmap(NULL, priv ? PAGE : DPUSIM_WINDOW_SIZE + PAGE * (1 + rn(r, 4)),
+			 PROT_READ, priv ? MAP_PRIVATE : MAP_SHARED, w,
+			 DPUSIM_MMAP_WINDOW);
+		if (p != MAP_FAILED || errno != EINVAL)
+			return NULL;
+	}
+	switch (rn(r, 4)) {
+	case 0: *len = PAGE * (1 + rn(r, 32)); break;
+	case 1: *len = DPUSIM_WINDOW_MRAM + PAGE * (1 + rn(r, 64)); break;
+	default: *len = DPUSIM_WINDOW_SIZE; break;
+	}
+	*step = 17;
+	p = mmap(NULL, *len, chance(r, 50) ? PROT_READ : PROT_READ | PROT_WRITE,
+		 MAP_SHARED, w, DPUSIM_MMAP_WINDOW);
+	if (p == MAP_FAILED)
+		return NULL;
+	st_add(&ST->win_maps, 1);
+	pw_refused = 0;
+	return p;
+}
+
+/* A touch of the WRAM and of the MRAM side of the window gets SIGBUS. */
+static bool pw_window_empty(struct rng *r, volatile uint8_t *win, uint64_t len)
+{
+	uint8_t b;
+
+	if (pw_copy(&b, win + rn(r, len < PAGE ? len : PAGE), 1) != SIGBUS)
+		return false;
+	if (len > DPUSIM_WINDOW_MRAM &&
+	    pw_copy(&b, win + DPUSIM_WINDOW_MRAM +
+		    rn(r, len - DPUSIM_WINDOW_MRAM < 64 * PAGE ?
+			  len - DPUSIM_WINDOW_MRAM : 64 * PAGE), 1) != SIGBUS)
+		return false;
+	st_add(&ST->win_sigbus, 1);
+	return true;
+}
+
+/*
+ * Up to four pages of the held DPU's WRAM (@wram) or MRAM, read through
+ * the window and through a plain mapping (in either order: the first
+ * read of a hole allocates the page the other one then shows), must be
+ * the same bytes.  MRAM pages are taken at its start or at its end (the
+ * areas the model writes) or anywhere (holes).  0 or the failed step.
+ */
+static int pw_window_compare(int w, struct rng *r, volatile uint8_t *win,
+			     uint64_t len, const struct dpusim_worker_claim *cl,
+			     bool wram)
+{
+	static uint8_t via_win[4 * PAGE], via_map[4 * PAGE];
+	uint64_t size = wram ? cl->wram_size : cl->mram_size;
+	uint64_t pages = (size + PAGE - 1) / PAGE, first, np, at;
+	uint64_t side = wram ? 0 : DPUSIM_WINDOW_MRAM;
+	volatile uint8_t *m;
+	int sig;
+
+	if (len <= side)
+		return 0;
+	/* the pages of the memory inside the window */
+	if ((len - side) / PAGE < pages)
+		pages = (len - side) / PAGE;
+	np = pages < 4 ? pages : 4;
+	if (!np)
+		return 0;
+	switch (wram ? 0 : rn(r, 3)) {
+	case 1: first = pages - np; break;
+	case 2: first = rn(r, pages - np + 1); break;
+	default: first = rn(r, (pages - np < 4 ? pages - np : 4) + 1); break;
+	}
+	m = mmap(NULL, np * PAGE, PROT_READ, MAP_SHARED, w,
+		 (wram ? DPUSIM_MMAP_WRAM(cl->dpu) : DPUSIM_MMAP_MRAM(cl->dpu)) +
+		 first * PAGE);
+	if (m == MAP_FAILED)
+		return 19;
+	at = side + first * PAGE;
+	sig = -1;
+	if (chance(r, 50))	/* the window first */
+		sig = pw_copy(via_win, win + at, np * PAGE);
+	if (pw_copy(via_map, m, np * PAGE)) {
+		/* a hole over the module's budget: no verdict */
+		munmap((void *)m, np * PAGE);
+		return 0;
+	}
+	if (sig == -1)
+		sig = pw_copy(via_win, win + at, np * PAGE);
+	munmap((void *)m, np * PAGE);
+	if (sig)
+		return 20;	/* the held DPU's memory: never SIGBUS */
+	if (memcmp(via_win, via_map, np * PAGE))
+		return 21;
+	return 0;
+}
+
+/* The window while a DPU is held: its bytes, its limits; 0 or the step. */
+static int pw_window_held(int w, struct rng *r, volatile uint8_t *win,
+			  uint64_t len, const struct dpusim_worker_claim *cl)
+{
+	uint64_t wram_end = (cl->wram_size + PAGE - 1) & ~(PAGE - 1);
+	void *p, *to;
+	uint8_t b;
+	int ret;
+
+	ret = pw_window_compare(w, r, win, len, cl, true);
+	if (!ret)
+		ret = pw_window_compare(w, r, win, len, cl, false);
+	if (ret)
+		return ret;
+	st_add(&ST->win_checks, 1);
+	/* between the WRAM and the MRAM side: SIGBUS */
+	if (chance(r, 20) && wram_end < DPUSIM_WINDOW_MRAM && wram_end < len &&
+	    pw_copy(&b, win + wram_end, 1) != SIGBUS)
+		return 22;
+	/* one window per worker file */
+	if (chance(r, 50)) {
+		p = mmap(NULL, chance(r, 50) ? PAGE : DPUSIM_WINDOW_SIZE, PROT_READ,
+			 MAP_SHARED, w, DPUSIM_MMAP_WINDOW);
+		if (p != MAP_FAILED || errno != EBUSY)
+			return 23;
+	}
+	/* neither split nor moved (the window works on, checked after FINISH) */
+	if (chance(r, 10) && len >= 2 * PAGE) {
+		pw_refused |= PW_MUNMAP;
+		if (munmap((void *)(win + len - PAGE), PAGE) != -1 || errno != EINVAL)
+			return 25;
+	}
+	if (chance(r, 10) && len >= 2 * PAGE) {
+		pw_refused |= PW_MPROTECT;
+		if (mprotect((void *)win, PAGE, PROT_NONE) != -1 || errno != EINVAL)
+			return 26;
+	}
+	if (chance(r, 5)) {
+		to = mmap(NULL, len, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (to == MAP_FAILED)
+			return 27;
+		pw_refused |= PW_MREMAP;
+		p = mremap((void *)win, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+		if (p != MAP_FAILED || errno != EINVAL)
+			return 27;
+		munmap(to, len);
+	}
+	return 0;
+}
+
+/*
+ * The child: claim until nothing is left; exit 0 or the failed step.
+ * Three in four children also use the window: mapped before the first
+ * claim (filled by CLAIM), after it (pages mapped at their first touch),
+ * or now one, now the other, unmapped again after some FINISH.
+ */
+static int program_worker_run(int w, uint64_t seed, uint32_t nr_dpus)
 {
 	struct rng r = { seed | 1 };
+	struct sigaction sa = { .sa_handler = pw_on_sigbus };
 	struct dpusim_worker_claim cl;
 	struct dpusim_worker_finish fin;
-	volatile uint8_t *m;
-	int i;
+	unsigned int win_mode = rn(&r, 4);
+	bool map_before = win_mode == 1 || (win_mode == 3 && chance(&r, 50));
+	volatile uint8_t *m, *win = NULL;
+	uint64_t win_len = 0;
+	int i, ret, step;
+	uint8_t b;
 
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, NULL))
+		return 17;
 	for (i = 0; i < 300; i++) {
+		if (win_mode && !win && map_before) {
+			win = pw_window_map(w, &r, &win_len, &step);
+			if (!win)
+				return step;
+			if (!pw_window_empty(&r, win, win_len))
+				return 18;	/* nothing held yet */
+		}
 		cl = (struct dpusim_worker_claim){ .size = sizeof(cl),
 						   .flags = DPUSIM_CLAIM_NONBLOCK };
 		if (ioctl(w, DPUSIM_IOCTL_WORKER_CLAIM, &cl))	/* ESHUTDOWN: exit */
@@ -2897,6 +3112,11 @@ static int program_worker(int w, uint64_t seed, uint32_t nr_dpus)
 		if (chance(&r, 30) && (ioctl(w, DPUSIM_IOCTL_WORKER_CLAIM, &cl) != -1 ||
 				       errno != EINVAL))
 			return 11;
+		if (win_mode && !win) {
+			win = pw_window_map(w, &r, &win_len, &step);
+			if (!win)
+				return step;
+		}
 		m = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, w,
 			 DPUSIM_MMAP_MRAM((cl.dpu + 1) % nr_dpus));
 		if (nr_dpus > 1 && (m != MAP_FAILED || errno != EACCES))
@@ -2907,8 +3127,13 @@ static int program_worker(int w, uint64_t seed, uint32_t nr_dpus)
 			 PAGE * rn(&r, 4));
 		if (m == MAP_FAILED)
 			return 13;
-		(void)m[rn(&r, PAGE)];
+		pw_copy(&b, m + rn(&r, PAGE), 1);	/* SIGBUS: over the budget */
 		munmap((void *)m, PAGE);
+		if (win) {
+			ret = pw_window_held(w, &r, win, win_len, &cl);
+			if (ret)
+				return ret;
+		}
 		fin = (struct dpusim_worker_finish){ .size = sizeof(fin), .dpu = cl.dpu };
 		if (chance(&r, 30)) {
 			fin.flags = chance(&r, 50) ? 2u << rn(&r, 31) : 0;
@@ -2927,8 +3152,50 @@ static int program_worker(int w, uint64_t seed, uint32_t nr_dpus)
 			return 0;	/* exit holding it: "worker exited" */
 		if (ioctl(w, DPUSIM_IOCTL_WORKER_FINISH, &fin))
 			return 15;
+		if (!win)
+			continue;
+		/* FINISH emptied the window */
+		if (!pw_window_empty(&r, win, win_len))
+			return 28;
+		if (win_mode == 3 && chance(&r, 30)) {
+			if (munmap((void *)win, win_len))
+				return 29;
+			win = NULL;
+			map_before = chance(&r, 50);
+		}
 	}
 	return 16;
+}
+
+static int program_worker(int w, uint64_t seed, uint32_t nr_dpus)
+{
+	static const char *const what[] = {
+		[17] = "window mmap failed",
+		[18] = "window not empty before the first claim",
+		[19] = "plain mmap of the held DPU failed",
+		[20] = "window SIGBUS on the held DPU",
+		[21] = "window bytes differ from a plain mapping of the held DPU",
+		[22] = "window between WRAM and MRAM not SIGBUS",
+		[23] = "second window not EBUSY",
+		[24] = "defective window mmap not EINVAL",
+		[25] = "partial munmap of the window not EINVAL",
+		[26] = "partial mprotect of the window not EINVAL",
+		[27] = "mremap of the window not EINVAL",
+		[28] = "window not empty after FINISH",
+		[29] = "munmap of the whole window failed",
+	};
+	int code = program_worker_run(w, seed, nr_dpus);
+
+	if (code >= 17 && code <= 29)
+		/* not through stdio: its buffer is a copy of the parent's */
+		dprintf(STDOUT_FILENO,
+			"# program worker: step %d: %s (refused before on this window:%s%s%s%s)\n",
+			code, what[code],
+			pw_refused & PW_MUNMAP ? " munmap of a part" : "",
+			pw_refused & PW_MPROTECT ? " mprotect of a part" : "",
+			pw_refused & PW_MREMAP ? " mremap" : "",
+			pw_refused ? "" : " nothing");
+	return code;
 }
 
 static void exec_program(struct ctx *c, struct fz_call *k)
@@ -3026,6 +3293,12 @@ static void gen_rank_mmap(struct ctx *c, struct fz_call *k)
 		k->tm_moff += 1 + rn(&c->rng, PAGE - 1);
 	k->tm_mflags = chance(&c->rng, 85) ? MAP_SHARED : MAP_PRIVATE;
 	k->tm_mprot = chance(&c->rng, 50) ? PROT_READ : PROT_READ | PROT_WRITE;
+	if (chance(&c->rng, 8)) {
+		/* a worker file's window: not a rank file's offset */
+		k->tm_moff = DPUSIM_MMAP_WINDOW;
+		k->tm_mlen = chance(&c->rng, 50) ? DPUSIM_WINDOW_SIZE :
+			     PAGE * (1 + rn(&c->rng, 4));
+	}
 }
 
 static void predict_rank_mmap(struct ctx *c, struct fz_call *k)
@@ -3036,7 +3309,8 @@ static void predict_rank_mmap(struct ctx *c, struct fz_call *k)
 	uint64_t size = k->tm_moff & DPUSIM_MMAP_WRAM_BIT ? m->wram : m->mram;
 
 	if (k->tm_moff % PAGE || k->tm_mflags != MAP_SHARED || dpu >= m->nr_dpus ||
-	    inner > size || k->tm_mlen > size - inner)
+	    inner > size || k->tm_mlen > size - inner ||
+	    k->tm_moff == DPUSIM_MMAP_WINDOW)
 		es_add(&k->must, EINVAL);
 	es_add(&k->amb, ENOMEM);
 }
@@ -4270,6 +4544,9 @@ TEST_F(fz, summary)
 		n += snprintf(line + n, sizeof(line) - n, " %s=%llu", fz_ops[e].name,
 			      (unsigned long long)ST->op_calls[e]);
 	msg("%s", line);
+	msg("fuzz: program workers' windows: %llu mapped, %llu claims compared with a plain mapping, %llu empty (SIGBUS) as they must be",
+	    (unsigned long long)ST->win_maps, (unsigned long long)ST->win_checks,
+	    (unsigned long long)ST->win_sigbus);
 	if (g_calls)
 		EXPECT_LE(g_calls, ST->calls);
 }

@@ -1254,11 +1254,14 @@ TEST_F(launch, window_not_moved_nor_split)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, mprotect(self->win, 4096, PROT_READ));
 	EXPECT_EQ(EINVAL, errno);
-	/* still the window, where it was */
+	/* still the window, where it was, and still the only one */
+	EXPECT_EQ(MAP_FAILED, window_map(self->wfd[0]));
+	EXPECT_EQ(EBUSY, errno);
 	ASSERT_EQ(0, do_launch(self->fd, 9, 1));
 	ASSERT_EQ(0, claim(self->wfd[0], 0, &c));
 	EXPECT_EQ(0x600d600d, *(volatile uint32_t *)self->win);
 	EXPECT_EQ(0, finish(self->wfd[0], 9, 0, NULL));
+	EXPECT_EQ(SIGBUS, touch(self->win, 0, NULL));	/* emptied */
 	EXPECT_EQ(0, munmap(self->win, DPUSIM_WINDOW_SIZE));
 	self->win = NULL;
 }

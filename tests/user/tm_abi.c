@@ -1297,6 +1297,30 @@ TEST_F(tm, reg_mr_mram_past_end)
 	close(rfd);
 }
 
+/* A RUNNING DPU's MRAM, as for a transfer: EBUSY, nothing allocated */
+TEST_F(tm, reg_mr_mram_running_ebusy)
+{
+	struct dpusim_worker_open wo = { .size = sizeof(wo) };
+	struct dpusim_launch l = { .size = sizeof(l), .first_dpu = 2, .nr_dpus = 1 };
+	struct dpusim_rank_info info;
+	int rfd = open_free_rank(&info);
+	long long res;
+	uint32_t lkey = 0;
+
+	if (rfd < 0)
+		SKIP(return, "no free rank");
+	ASSERT_EQ(0, ioctl(rfd, DPUSIM_IOCTL_WORKER_OPEN, &wo));
+	ASSERT_EQ(0, ioctl(rfd, DPUSIM_IOCTL_LAUNCH, &l));
+	res = sysfs_rank_attr(info.rank_index, "mram_resident_bytes");
+	EXPECT_EQ(EBUSY, tm_reg_mram(self->c.fd, rfd, 2, 0, 4 * PAGE, ACC_LW, NULL));
+	EXPECT_EQ(res, sysfs_rank_attr(info.rank_index, "mram_resident_bytes"));
+	/* another DPU of the rank is not running */
+	EXPECT_EQ(0, tm_reg_mram(self->c.fd, rfd, 3, 0, PAGE, ACC_LW, &lkey));
+	EXPECT_EQ(0, tm_destroy(self->c.fd, DPUSIM_IOCTL_TM_DEREG_MR, lkey));
+	close(wo.fd);	/* DPU 2 faults: "no worker left" */
+	close(rfd);
+}
+
 /* A failed copy-out undoes the registration: nothing pinned or counted */
 TEST_F(tm, reg_mr_readonly_struct_undone)
 {
