@@ -46,6 +46,32 @@ static inline long long sysfs_rank_attr(unsigned int rank, const char *attr)
 	return v;
 }
 
+/* The module's parameter mram_budget, in bytes; -1 on error. */
+static inline long long mram_budget_read(void)
+{
+	char buf[64] = "";
+	FILE *f = fopen("/sys/module/dpusim/parameters/mram_budget", "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return buf[0] ? strtoll(buf, NULL, 0) : -1;
+}
+
+/* Set mram_budget (root); 0 or -1. */
+static inline int mram_budget_write(long long v)
+{
+	FILE *f = fopen("/sys/module/dpusim/parameters/mram_budget", "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%lld\n", v) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
 /*
  * A "Key:" line of /proc/self/status in kB ("VmPin:" = pages pinned and
  * charged to RLIMIT_MEMLOCK, "VmLck:"); -1 if absent.

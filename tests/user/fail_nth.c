@@ -1269,30 +1269,6 @@ static bool lw_empty(struct __test_metadata *_metadata, struct lctx *l,
 	return true;
 }
 
-static long long lw_budget(void)
-{
-	char buf[64] = "";
-	FILE *f = fopen("/sys/module/dpusim/parameters/mram_budget", "r");
-
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	return buf[0] ? strtoll(buf, NULL, 0) : -1;
-}
-
-static int lw_set_budget(long long v)
-{
-	FILE *f = fopen("/sys/module/dpusim/parameters/mram_budget", "w");
-	int ret;
-
-	if (!f)
-		return -1;
-	ret = fprintf(f, "%lld\n", v) < 0;
-	return fclose(f) || ret ? -1 : 0;
-}
-
 /*
  * The budget's charge is exactly the resident bytes of every rank: with
  * the limit set to those plus one page, a transfer to a hole of DPU 5
@@ -1303,7 +1279,7 @@ static int lw_set_budget(long long v)
 static void lw_budget_exact(struct __test_metadata *_metadata, struct lctx *l,
 			    unsigned int n)
 {
-	long long limit = lw_budget(), used = 0, a, b;
+	long long limit = mram_budget_read(), used = 0, a, b;
 	char path[64];
 	int r1, r2, e1, e2, rk;
 
@@ -1316,12 +1292,12 @@ static void lw_budget_exact(struct __test_metadata *_metadata, struct lctx *l,
 		b = sysfs_rank_attr(rk, "wram_resident_bytes");
 		used += (a > 0 ? a : 0) + (b > 0 ? b : 0);
 	}
-	ASSERT_EQ(0, lw_set_budget(used + PAGE));
+	ASSERT_EQ(0, mram_budget_write(used + PAGE));
 	r1 = lw_write(l, 5, 0, 64 * PAGE, PAGE);
 	e1 = errno;
 	r2 = lw_write(l, 5, 0, 66 * PAGE, PAGE);
 	e2 = errno;
-	ASSERT_EQ(0, lw_set_budget(limit));
+	ASSERT_EQ(0, mram_budget_write(limit));
 	EXPECT_EQ(0, r1) TH_LOG("n=%u: a page within the budget: %s (a charge left behind)",
 				n, strerror(e1));
 	EXPECT_EQ(-1, r2) TH_LOG("n=%u: a page past the budget was allocated (a charge given back twice)",

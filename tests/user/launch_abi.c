@@ -977,35 +977,11 @@ static void on_sigbus(int sig)
 	siglongjmp(bus_jmp, sig);
 }
 
-static long long read_budget(void)
-{
-	char buf[64] = "";
-	FILE *f = fopen("/sys/module/dpusim/parameters/mram_budget", "r");
-
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	return buf[0] ? strtoll(buf, NULL, 0) : -1;
-}
-
-static int write_budget(long long v)
-{
-	FILE *f = fopen("/sys/module/dpusim/parameters/mram_budget", "w");
-	int ret;
-
-	if (!f)
-		return -1;
-	ret = fprintf(f, "%lld\n", v) < 0;
-	return fclose(f) || ret ? -1 : 0;
-}
-
 /* Over the module's budget, a touch of a new page gets SIGBUS. */
 TEST_F(launch, mmap_budget_sigbus)
 {
 	struct sigaction sa = { .sa_handler = on_sigbus }, old;
-	long long budget = read_budget(), used = 0;
+	long long budget = mram_budget_read(), used = 0;
 	volatile uint8_t *m;
 	char path[64];
 	int r, sig;
@@ -1025,13 +1001,13 @@ TEST_F(launch, mmap_budget_sigbus)
 		 DPUSIM_MMAP_MRAM(4));
 	ASSERT_NE(MAP_FAILED, m);
 	m[0] = 1;			/* one page within the budget */
-	ASSERT_EQ(0, write_budget(used));
+	ASSERT_EQ(0, mram_budget_write(used));
 	ASSERT_EQ(0, sigaction(SIGBUS, &sa, &old));
 	sig = sigsetjmp(bus_jmp, 1);
 	if (!sig)
 		m[4096] = 2;		/* a new page: over the budget */
 	sigaction(SIGBUS, &old, NULL);
-	ASSERT_EQ(0, write_budget(budget));
+	ASSERT_EQ(0, mram_budget_write(budget));
 	EXPECT_EQ(SIGBUS, sig);
 	EXPECT_EQ(4096, sysfs_rank_attr(0, "mram_resident_bytes"));
 	m[4096] = 2;			/* within the budget again */
