@@ -970,59 +970,6 @@ TEST_F(launch, mmap_sparse_charged)
 	EXPECT_EQ(res + 3 * 4096, sysfs_rank_attr(0, "mram_resident_bytes"));
 }
 
-static sigjmp_buf bus_jmp;
-
-static void on_sigbus(int sig)
-{
-	siglongjmp(bus_jmp, sig);
-}
-
-/* Over the module's budget, a touch of a new page gets SIGBUS. */
-TEST_F(launch, mmap_budget_sigbus)
-{
-	struct sigaction sa = { .sa_handler = on_sigbus }, old;
-	long long budget = mram_budget_read(), used = 0;
-	volatile uint8_t *m;
-	char path[64];
-	int r, sig;
-
-	ASSERT_LT(0, budget);
-	for (r = 0; r < 64; r++) {
-		long long a, b;
-
-		snprintf(path, sizeof(path), "/sys/class/dpusim/rank%d", r);
-		if (access(path, F_OK))
-			break;
-		a = sysfs_rank_attr(r, "mram_resident_bytes");
-		b = sysfs_rank_attr(r, "wram_resident_bytes");
-		used += (a > 0 ? a : 0) + (b > 0 ? b : 0);
-	}
-	m = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
-		 DPUSIM_MMAP_MRAM(4));
-	ASSERT_NE(MAP_FAILED, m);
-	m[0] = 1;			/* one page within the budget */
-	ASSERT_EQ(0, mram_budget_write(used));
-	ASSERT_EQ(0, sigaction(SIGBUS, &sa, &old));
-	sig = sigsetjmp(bus_jmp, 1);
-	if (!sig)
-		m[4096] = 2;		/* a new page: over the budget */
-	sigaction(SIGBUS, &old, NULL);
-	ASSERT_EQ(0, mram_budget_write(budget));
-	EXPECT_EQ(SIGBUS, sig);
-	EXPECT_EQ(4096, sysfs_rank_attr(0, "mram_resident_bytes"));
-	m[4096] = 2;			/* within the budget again */
-	EXPECT_EQ(2 * 4096, sysfs_rank_attr(0, "mram_resident_bytes"));
-	munmap((void *)m, 4 * 4096);
-}
-
-/* ------------------------------------------------------------ window */
-
-static void *window_map(int wfd)
-{
-	return mmap(NULL, DPUSIM_WINDOW_SIZE, PROT_READ | PROT_WRITE,
-		    MAP_SHARED, wfd, DPUSIM_MMAP_WINDOW);
-}
-
 static __thread sigjmp_buf touch_jmp;
 
 static void on_touch_signal(int sig)
@@ -1050,6 +997,48 @@ static int touch(volatile uint8_t *p, int write, uint8_t *val)
 	sigaction(SIGBUS, &ob, NULL);
 	sigaction(SIGSEGV, &os, NULL);
 	return sig;
+}
+
+/* Over the module's budget, a touch of a new page gets SIGBUS. */
+TEST_F(launch, mmap_budget_sigbus)
+{
+	long long budget = mram_budget_read(), used = 0;
+	volatile uint8_t *m;
+	uint8_t two = 2;
+	char path[64];
+	int r, sig;
+
+	ASSERT_LT(0, budget);
+	for (r = 0; r < 64; r++) {
+		long long a, b;
+
+		snprintf(path, sizeof(path), "/sys/class/dpusim/rank%d", r);
+		if (access(path, F_OK))
+			break;
+		a = sysfs_rank_attr(r, "mram_resident_bytes");
+		b = sysfs_rank_attr(r, "wram_resident_bytes");
+		used += (a > 0 ? a : 0) + (b > 0 ? b : 0);
+	}
+	m = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
+		 DPUSIM_MMAP_MRAM(4));
+	ASSERT_NE(MAP_FAILED, m);
+	m[0] = 1;			/* one page within the budget */
+	ASSERT_EQ(0, mram_budget_write(used));
+	sig = touch(m + 4096, 1, &two);	/* a new page: over the budget */
+	ASSERT_EQ(0, mram_budget_write(budget));
+	EXPECT_EQ(SIGBUS, sig);
+	EXPECT_EQ(4096, sysfs_rank_attr(0, "mram_resident_bytes"));
+	m[4096] = 2;			/* within the budget again */
+	EXPECT_EQ(2 * 4096, sysfs_rank_attr(0, "mram_resident_bytes"));
+	munmap((void *)m, 4 * 4096);
+}
+
+/* ------------------------------------------------------------ window */
+
+static void *window_map(int wfd)
+{
+	return mmap(NULL, DPUSIM_WINDOW_SIZE, PROT_READ | PROT_WRITE,
+		    MAP_SHARED, wfd, DPUSIM_MMAP_WINDOW);
 }
 
 TEST_F(launch, window_on_rank_file_einval)

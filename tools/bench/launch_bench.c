@@ -78,8 +78,12 @@ static char *prog(const char *name)
 	return buf[k];
 }
 
-/* Median µs of one synchronous launch of the empty program on nr_ranks. */
-static int overhead(uint32_t nr_ranks, double *us, uint32_t *nr_dpus)
+/*
+ * @n synchronous launches of the empty program on nr_ranks, after one
+ * untimed; *@us their median µs (NULL: untimed, for --strace-pass).
+ */
+static int overhead(uint32_t nr_ranks, unsigned int n, double *us,
+		    uint32_t *nr_dpus)
 {
 	struct dpu_set_t set;
 	double *t;
@@ -88,21 +92,22 @@ static int overhead(uint32_t nr_ranks, double *us, uint32_t *nr_dpus)
 
 	if (dpu_alloc_ranks(nr_ranks, NULL, &set) != DPU_OK)
 		return -1;
-	t = calloc(reps, sizeof(*t));
+	t = calloc(n ? n : 1, sizeof(*t));
 	if (!t)
 		goto out;
 	if (dpu_get_nr_dpus(set, nr_dpus) != DPU_OK ||
 	    dpu_load(set, prog("empty"), NULL) != DPU_OK ||
 	    dpu_launch(set, DPU_SYNCHRONOUS) != DPU_OK)
 		goto out;
-	for (i = 0; i < reps; i++) {
+	for (i = 0; i < n; i++) {
 		double t0 = now_us();
 
 		if (dpu_launch(set, DPU_SYNCHRONOUS) != DPU_OK)
 			goto out;
 		t[i] = now_us() - t0;
 	}
-	*us = median(t, reps);
+	if (us)
+		*us = median(t, n);
 	ret = 0;
 out:
 	free(t);
@@ -265,25 +270,6 @@ static int usage(void)
 	return 2;
 }
 
-static int strace_pass(unsigned int n)
-{
-	struct dpu_set_t set;
-	int ret = 1;
-
-	if (dpu_alloc_ranks(1, NULL, &set) != DPU_OK)
-		return 1;
-	if (dpu_load(set, prog("empty"), NULL) != DPU_OK ||
-	    dpu_launch(set, DPU_SYNCHRONOUS) != DPU_OK)
-		goto out;
-	while (n--)
-		if (dpu_launch(set, DPU_SYNCHRONOUS) != DPU_OK)
-			goto out;
-	ret = 0;
-out:
-	dpu_free(set);
-	return ret;
-}
-
 int main(int argc, char **argv)
 {
 	const char *json = NULL;
@@ -309,16 +295,16 @@ int main(int argc, char **argv)
 	if (!reps || !elems || elems % 256)
 		return usage();
 	if (pass >= 0)
-		return strace_pass((unsigned int)pass);
+		return overhead(1, (unsigned int)pass, NULL, &n1) ? 1 : 0;
 
-	if (overhead(1, &o1, &n1)) {
+	if (overhead(1, reps, &o1, &n1)) {
 		fprintf(stderr, "launch_bench: overhead on 1 rank failed\n");
 		ok = 0;
 	} else {
 		printf("launch overhead, empty program, 1 rank (%u DPUs): %.0f us per synchronous launch (median of %u)\n",
 		       n1, o1, reps);
 	}
-	if (overhead(4, &o4, &n4)) {
+	if (overhead(4, reps, &o4, &n4)) {
 		fprintf(stderr, "launch_bench: overhead on 4 ranks failed\n");
 		ok = 0;
 	} else {
