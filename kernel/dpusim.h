@@ -200,6 +200,7 @@ struct dpusim_rank {
 	struct mutex worker_lock;	/* workers, nr_workers, pids */
 	struct list_head workers;
 	u32 nr_workers;
+	struct xarray streams;		/* stream.c, under xfer_lock */
 };
 
 /**
@@ -223,6 +224,33 @@ struct dpusim_worker {
 	struct mutex win_lock;	/* the window's entries, inside mmap_lock */
 	struct mm_struct *win_mm;
 	unsigned long win_start;
+};
+
+/**
+ * struct dpusim_stream - one stream of a rank (stream.c)
+ * @id: its number, from 0 in creation order
+ * @token_size: bytes per token at creation
+ * @nr_tokens: tokens it holds
+ * @data_size: bytes of data (an empty stream: its capacity)
+ * @core: the DPU that has it open, or -1
+ * @cursor: the next token, 0 .. @nr_tokens
+ * @sizes: an empty stream's table of token sizes, or NULL (a stream of
+ *         data: tokens of @token_size, the last one the rest)
+ * @offs: with @sizes: the offset of each token's header (@nr_tokens + 1)
+ * @mem: its memory, in EBSP's format
+ *
+ * All but @mem under the rank's xfer_lock.
+ */
+struct dpusim_stream {
+	u32 id;
+	u32 token_size;
+	u32 nr_tokens;
+	u64 data_size;
+	s32 core;
+	u32 cursor;
+	u32 *sizes;
+	u64 *offs;
+	struct dpusim_mem mem;
 };
 
 /* main.c */
@@ -405,6 +433,21 @@ int dpusim_launch_ioctl(struct dpusim_ucmd *ucmd);
 int dpusim_dpu_status_ioctl(struct dpusim_ucmd *ucmd);
 int dpusim_worker_open_ioctl(struct dpusim_ucmd *ucmd);
 __poll_t dpusim_rank_poll(struct file *filp, struct poll_table_struct *wait);
+
+/* stream.c */
+int dpusim_stream_layout(u64 stream_size, u32 token_size, bool down,
+			 u32 *nr_tokens, u64 *mem_size);
+u32 dpusim_stream_token(const struct dpusim_stream *s, u32 i, u64 *off);
+u32 dpusim_stream_seek(u32 cursor, u32 nr_tokens, s32 delta);
+int dpusim_stream_create(struct dpusim_rank *rank,
+			 struct dpusim_stream_create *c);
+int dpusim_stream_cmd(struct dpusim_rank *rank, unsigned int cmd,
+		      struct dpusim_stream_cmd *c);
+void dpusim_stream_free_all(struct dpusim_rank *rank);
+int dpusim_stream_create_ioctl(struct dpusim_ucmd *ucmd);
+int dpusim_stream_open_ioctl(struct dpusim_ucmd *ucmd);
+int dpusim_stream_close_ioctl(struct dpusim_ucmd *ucmd);
+int dpusim_stream_seek_ioctl(struct dpusim_ucmd *ucmd);
 
 /* mmap.c */
 int dpusim_mmap(struct dpusim_rank *rank, struct dpusim_worker *w,

@@ -92,6 +92,7 @@ int dpusim_rank_init(struct dpusim_rank *rank, u32 index,
 	mutex_init(&rank->lock);
 	mutex_init(&rank->xfer_lock);
 	dpusim_run_init(rank);
+	xa_init_flags(&rank->streams, XA_FLAGS_ALLOC);
 	for (i = 0; i < rank->nr_dpus; i++) {
 		dpusim_mem_init(&rank->dpus[i].mem[DPUSIM_MRAM],
 				geo->mram_size, budget);
@@ -114,6 +115,7 @@ void dpusim_rank_free_memory(struct dpusim_rank *rank)
 	for (i = 0; i < rank->nr_dpus; i++)
 		for (k = 0; k < DPUSIM_NR_MEMS; k++)
 			dpusim_mem_free(&rank->dpus[i].mem[k]);
+	dpusim_stream_free_all(rank);
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_rank_free_memory);
 

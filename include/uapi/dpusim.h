@@ -48,6 +48,10 @@ enum {
 	DPUSIM_CMD_LAUNCH,
 	DPUSIM_CMD_DPU_STATUS,
 	DPUSIM_CMD_WORKER_OPEN,
+	DPUSIM_CMD_STREAM_CREATE,
+	DPUSIM_CMD_STREAM_OPEN,
+	DPUSIM_CMD_STREAM_CLOSE,
+	DPUSIM_CMD_STREAM_SEEK,
 };
 
 /**
@@ -469,6 +473,97 @@ struct dpusim_worker_finish {
 };
 
 #define DPUSIM_IOCTL_WORKER_FINISH	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_FINISH)
+
+/*
+ * ------------------------------------------------------------------------
+ * Streams (shared/design/streams.md): EBSP's streams in the rank's
+ * simulated external memory.
+ *
+ * The owner of a rank creates streams (DPUSIM_IOCTL_STREAM_CREATE); they
+ * are numbered from 0 in creation order and last as long as the rank's
+ * ownership.  A stream's memory has EBSP's format: before every token two
+ * __u32 in host order, the size of the token before it and its own size
+ * (sizes without the headers): 0, n0, data0, n0, n1, data1, ..., n(k-1), 0.
+ * A core (a DPU of the rank, named by its index) opens a stream
+ * (DPUSIM_IOCTL_STREAM_OPEN); one core at a time.  The kernel keeps the
+ * stream's cursor (the next token) and its own table of token sizes.
+ * ------------------------------------------------------------------------
+ */
+#define DPUSIM_STREAM_MAX		256U		/* streams per rank */
+#define DPUSIM_STREAM_MAX_TOKENS	(1U << 20)	/* tokens per stream */
+#define DPUSIM_STREAM_MAX_BYTES		(1ULL << 30)	/* data bytes */
+#define DPUSIM_STREAM_MIN_TOKEN		16U		/* EBSP's minimum */
+#define DPUSIM_STREAM_HEADER		8U		/* prevsize, nextsize */
+
+/**
+ * struct dpusim_stream_create - DPUSIM_IOCTL_STREAM_CREATE
+ * @size: sizeof(struct dpusim_stream_create)
+ * @flags: must be 0
+ * @stream_size: bytes of data: those of @data, or the capacity of an empty
+ *               stream for results; 1 .. DPUSIM_STREAM_MAX_BYTES
+ * @data: user pointer to @stream_size bytes cut into tokens of
+ *        @token_size (the last one smaller if they do not divide), or 0:
+ *        an empty stream (one header 0, 0) that cores write tokens to
+ * @token_size: bytes per token, at least DPUSIM_STREAM_MIN_TOKEN
+ * @id: out, the stream's number
+ * @mem_size: out, bytes of its memory, headers included
+ * @nr_tokens: out, tokens it holds (0 for an empty stream)
+ * @__reserved: must be 0
+ *
+ * The data is copied: the caller may reuse its buffer.  The memory is
+ * charged to the module's budget.  Errors: EINVAL (unknown flag, sizes out
+ * of range, @token_size below the minimum, non-zero @__reserved), E2BIG
+ * (more than DPUSIM_STREAM_MAX_TOKENS tokens), EFAULT, ENOSPC (the budget,
+ * or DPUSIM_STREAM_MAX streams), ENOMEM; nothing is created on an error.
+ */
+struct dpusim_stream_create {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 stream_size;
+	__aligned_u64 data;
+	__u32 token_size;
+	__u32 id;
+	__aligned_u64 mem_size;
+	__u32 nr_tokens;
+	__u32 __reserved;
+};
+
+#define DPUSIM_IOCTL_STREAM_CREATE	_IO(DPUSIM_TYPE, DPUSIM_CMD_STREAM_CREATE)
+
+/**
+ * struct dpusim_stream_cmd - DPUSIM_IOCTL_STREAM_OPEN, _CLOSE and _SEEK
+ * @size: sizeof(struct dpusim_stream_cmd)
+ * @flags: must be 0
+ * @id: the stream
+ * @core: the DPU acting as the core
+ * @delta: SEEK: tokens to move the cursor by (clamped to the first token
+ *         and the end; INT_MIN: the first, INT_MAX: the end); else 0
+ * @cursor: out, the index of the next token (nr_tokens: the end)
+ * @token: out, the size of the token at the cursor, 0 at the end
+ * @nr_tokens: out, tokens the stream holds
+ * @mem_size: out, bytes of its memory
+ *
+ * OPEN: the stream is open by @core from now on, its cursor on token 0.
+ * CLOSE: it is open by no core.  SEEK: moves the cursor.  Errors: EINVAL
+ * (unknown flag, @core not a DPU of the rank, @delta with OPEN or CLOSE,
+ * CLOSE or SEEK of a stream @core has not open), ENOENT (no stream @id),
+ * EBUSY (OPEN of a stream another core has open).
+ */
+struct dpusim_stream_cmd {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 core;
+	__s32 delta;
+	__u32 cursor;
+	__u32 token;
+	__u32 nr_tokens;
+	__aligned_u64 mem_size;
+};
+
+#define DPUSIM_IOCTL_STREAM_OPEN	_IO(DPUSIM_TYPE, DPUSIM_CMD_STREAM_OPEN)
+#define DPUSIM_IOCTL_STREAM_CLOSE	_IO(DPUSIM_TYPE, DPUSIM_CMD_STREAM_CLOSE)
+#define DPUSIM_IOCTL_STREAM_SEEK	_IO(DPUSIM_TYPE, DPUSIM_CMD_STREAM_SEEK)
 
 /*
  * ------------------------------------------------------------------------

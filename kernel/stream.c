@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Streams: EBSP's streams in the rank's simulated external memory
+ * (DPUSIM_IOCTL_STREAM_*; shared/design/streams.md).
+ *
+ * A stream is a sparse memory (mram.c, charged to the module's budget)
+ * holding EBSP's format: before every token a header of two u32, the size
+ * of the token before it and its own (0, n0, data0, n0, n1, data1, ...,
+ * n(k-1), 0).  The kernel keeps its own table of the token sizes, so what a
+ * core writes into the memory never changes where the kernel thinks the
+ * tokens are, and the cursor (the next token) of the one core that has the
+ * stream open.  Streams are numbered from 0 in creation order and go with
+ * the rank's ownership (dpusim_stream_free_all()).
+ *
+ * Locking: the rank's xfer_lock, as for the transfers that move tokens.
+ */
+#include <kunit/visibility.h>
+#include <linux/highmem.h>
+#include <linux/limits.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "dpusim.h"
+
+/**
+ * dpusim_stream_layout - the shape of a stream
+ * @stream_size: data bytes (the capacity of an empty stream)
+ * @token_size: bytes per token
+ * @down: a stream made of data (else an empty one for results)
+ * @nr_tokens: out, tokens of a stream made of data, 0 for an empty one
+ * @mem_size: out, bytes of its memory with the headers; an empty stream
+ *            has room for @stream_size data bytes in tokens of 8 bytes or
+ *            more (its memory is sparse: only what is written costs)
+ *
+ * Return: 0, -EINVAL or -E2BIG.
+ */
+int dpusim_stream_layout(u64 stream_size, u32 token_size, bool down,
+			 u32 *nr_tokens, u64 *mem_size)
+{
+	u64 n;
+
+	if (!stream_size || stream_size > DPUSIM_STREAM_MAX_BYTES ||
+	    token_size < DPUSIM_STREAM_MIN_TOKEN)
+		return -EINVAL;
+	n = DIV_ROUND_UP_ULL(stream_size, token_size);
+	if (down) {
+		if (n > DPUSIM_STREAM_MAX_TOKENS)
+			return -E2BIG;
+		*nr_tokens = n;
+		*mem_size = stream_size + (n + 1) * DPUSIM_STREAM_HEADER;
+	} else {
+		*nr_tokens = 0;
+		n = min_t(u64, DIV_ROUND_UP_ULL(stream_size, 8),
+			  DPUSIM_STREAM_MAX_TOKENS);
+		*mem_size = stream_size + (n + 1) * DPUSIM_STREAM_HEADER;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_layout);
+
+/* Size of token @i of a stream made of data. */
+static u32 dpusim_stream_down_size(const struct dpusim_stream *s, u32 i)
+{
+	if (i + 1 < s->nr_tokens)
+		return s->token_size;
+	return s->data_size - (u64)(s->nr_tokens - 1) * s->token_size;
+}
+
+/**
+ * dpusim_stream_token - size and place of token @i
+ * @s: the stream
+ * @i: token index, 0 .. s->nr_tokens (the end: size 0)
+ * @off: out, the offset of its header in the memory
+ *
+ * Return: its size in bytes, 0 at the end.
+ */
+u32 dpusim_stream_token(const struct dpusim_stream *s, u32 i, u64 *off)
+{
+	if (s->sizes) {
+		*off = s->offs[i];
+		return i < s->nr_tokens ? s->sizes[i] : 0;
+	}
+	if (i < s->nr_tokens) {
+		*off = (u64)i * (s->token_size + DPUSIM_STREAM_HEADER);
+		return dpusim_stream_down_size(s, i);
+	}
+	/* the end: the header after the last token, which may be shorter */
+	*off = s->data_size + (u64)i * DPUSIM_STREAM_HEADER;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_token);
+
+/**
+ * dpusim_stream_seek - the cursor after a seek by @delta tokens
+ * @cursor: the cursor, 0 .. @nr_tokens
+ * @nr_tokens: tokens of the stream
+ * @delta: tokens forward (> 0) or back (< 0); INT_MIN and INT_MAX too
+ *
+ * Return: the new cursor, clamped to the first token and the end.
+ */
+u32 dpusim_stream_seek(u32 cursor, u32 nr_tokens, s32 delta)
+{
+	s64 c = (s64)cursor + delta;
+
+	return c < 0 ? 0 : c > nr_tokens ? nr_tokens : (u32)c;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_seek);
+
+/* Copy @len bytes to the memory at @off from a kernel or a user buffer. */
+static int dpusim_stream_write(struct dpusim_mem *mem, u64 off,
+			       const void *kbuf, const void __user *ubuf,
+			       u64 len)
+{
+	while (len) {
+		size_t n = min_t(u64, len, PAGE_SIZE - offset_in_page(off));
+		struct page *page = dpusim_mem_page(mem, off);
+		void *m;
+		int ret = 0;
+
+		if (WARN_ON_ONCE(!page))
+			return -EINVAL;
+		m = kmap_local_page(page);
+		if (kbuf)
+			memcpy(m + offset_in_page(off), kbuf, n);
+		else if (copy_from_user(m + offset_in_page(off), ubuf, n))
+			ret = -EFAULT;
+		kunmap_local(m);
+		if (ret)
+			return ret;
+		if (kbuf)
+			kbuf += n;
+		else
+			ubuf += n;
+		off += n;
+		len -= n;
+		cond_resched();
+	}
+	return 0;
+}
+
+static int dpusim_stream_header(struct dpusim_mem *mem, u64 off, u32 prev,
+				u32 next)
+{
+	u32 h[2] = { prev, next };
+
+	return dpusim_stream_write(mem, off, h, NULL, sizeof(h));
+}
+
+/*
+ * Write the format of a stream made of data: the headers and the tokens
+ * copied from @data.  Every page of the memory is resident.
+ */
+static int dpusim_stream_fill(struct dpusim_stream *s, const void __user *data)
+{
+	u32 i, prev = 0, size;
+	u64 off;
+	int ret;
+
+	for (i = 0; i <= s->nr_tokens; i++) {
+		size = dpusim_stream_token(s, i, &off);
+		ret = dpusim_stream_header(&s->mem, off, prev, size);
+		if (!ret && size)
+			ret = dpusim_stream_write(&s->mem,
+						  off + DPUSIM_STREAM_HEADER,
+						  NULL, data, size);
+		if (ret)
+			return ret;
+		data += size;
+		prev = size;
+	}
+	return 0;
+}
+
+static void dpusim_stream_destroy(struct dpusim_stream *s)
+{
+	dpusim_mem_free(&s->mem);
+	kvfree(s->sizes);
+	kvfree(s->offs);
+	kfree(s);
+}
+
+/**
+ * dpusim_stream_create - a new stream of a rank
+ * @rank: the rank, owned by the caller
+ * @c: the command; @id, @mem_size and @nr_tokens are written
+ *
+ * Return: 0 or the errno of struct dpusim_stream_create.
+ */
+int dpusim_stream_create(struct dpusim_rank *rank,
+			 struct dpusim_stream_create *c)
+{
+	const void __user *data = u64_to_user_ptr(c->data);
+	struct dpusim_mem_undo undo = {};
+	struct dpusim_stream *s;
+	unsigned long pages;
+	u32 nr_tokens, id;
+	u64 mem_size;
+	int ret;
+
+	if (c->flags || c->__reserved)
+		return -EINVAL;
+	ret = dpusim_stream_layout(c->stream_size, c->token_size, c->data,
+				   &nr_tokens, &mem_size);
+	if (ret)
+		return ret;
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+	if (!s)
+		return -ENOMEM;
+	s->token_size = c->token_size;
+	s->data_size = c->stream_size;
+	s->nr_tokens = nr_tokens;
+	s->core = -1;
+	dpusim_mem_init(&s->mem, mem_size, rank->budget);
+	if (!c->data) {
+		/* an empty stream: its table grows as cores write tokens */
+		s->offs = kvcalloc(1, sizeof(*s->offs), GFP_KERNEL_ACCOUNT);
+		s->sizes = kvcalloc(1, sizeof(*s->sizes), GFP_KERNEL_ACCOUNT);
+		if (!s->offs || !s->sizes) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+	}
+
+	/* the pages of the format, all of a stream of data, charged first */
+	pages = c->data ? DIV_ROUND_UP(mem_size, PAGE_SIZE) : 1;
+	ret = dpusim_budget_charge(rank->budget, pages);
+	if (ret)
+		goto out_free;
+	undo.cap = pages;
+	undo.entries = kvmalloc_array(pages, sizeof(*undo.entries),
+				      GFP_KERNEL_ACCOUNT);
+	if (!undo.entries) {
+		ret = -ENOMEM;
+		goto out_uncharge;
+	}
+	ret = dpusim_mem_populate(&s->mem, 0,
+				  c->data ? mem_size : DPUSIM_STREAM_HEADER,
+				  &undo);
+	if (!ret)
+		ret = c->data ? dpusim_stream_fill(s, data) :
+				dpusim_stream_header(&s->mem, 0, 0, 0);
+	if (ret)
+		goto out_undo;
+
+	mutex_lock(&rank->xfer_lock);
+	ret = xa_alloc(&rank->streams, &id, s,
+		       XA_LIMIT(0, DPUSIM_STREAM_MAX - 1), GFP_KERNEL_ACCOUNT);
+	if (!ret)
+		s->id = id;
+	mutex_unlock(&rank->xfer_lock);
+	if (ret) {
+		ret = ret == -EBUSY ? -ENOSPC : ret;
+		goto out_undo;
+	}
+	kvfree(undo.entries);
+	c->id = id;
+	c->mem_size = mem_size;
+	c->nr_tokens = nr_tokens;
+	return 0;
+
+out_undo:
+	dpusim_mem_undo(&undo);
+	kvfree(undo.entries);
+out_uncharge:
+	dpusim_budget_uncharge(rank->budget, pages);
+out_free:
+	dpusim_stream_destroy(s);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_create);
+
+/**
+ * dpusim_stream_cmd - open, close or seek a stream
+ * @rank: the rank
+ * @cmd: DPUSIM_CMD_STREAM_OPEN, _CLOSE or _SEEK
+ * @c: the command; its out fields are written
+ *
+ * Return: 0 or the errno of struct dpusim_stream_cmd.
+ */
+int dpusim_stream_cmd(struct dpusim_rank *rank, unsigned int cmd,
+		      struct dpusim_stream_cmd *c)
+{
+	struct dpusim_stream *s;
+	u64 off;
+	int ret = 0;
+
+	if (c->flags || c->core >= rank->nr_dpus ||
+	    (cmd != DPUSIM_CMD_STREAM_SEEK && c->delta))
+		return -EINVAL;
+	ret = mutex_lock_interruptible(&rank->xfer_lock);
+	if (ret)
+		return ret;
+	s = xa_load(&rank->streams, c->id);
+	if (!s) {
+		ret = -ENOENT;
+		goto out;
+	}
+	switch (cmd) {
+	case DPUSIM_CMD_STREAM_OPEN:
+		if (s->core >= 0) {
+			ret = -EBUSY;
+			goto out;
+		}
+		s->core = c->core;
+		s->cursor = 0;
+		break;
+	case DPUSIM_CMD_STREAM_CLOSE:
+		if (s->core != (s32)c->core) {
+			ret = -EINVAL;
+			goto out;
+		}
+		s->core = -1;
+		break;
+	case DPUSIM_CMD_STREAM_SEEK:
+		if (s->core != (s32)c->core) {
+			ret = -EINVAL;
+			goto out;
+		}
+		s->cursor = dpusim_stream_seek(s->cursor, s->nr_tokens,
+					       c->delta);
+		break;
+	default:
+		ret = -EINVAL;
+		goto out;
+	}
+	c->cursor = s->cursor;
+	c->token = dpusim_stream_token(s, s->cursor, &off);
+	c->nr_tokens = s->nr_tokens;
+	c->mem_size = s->mem.size;
+out:
+	mutex_unlock(&rank->xfer_lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_cmd);
+
+/**
+ * dpusim_stream_free_all - the rank's ownership ends: its streams go
+ * @rank: the rank, with no owner, job or worker file left
+ */
+void dpusim_stream_free_all(struct dpusim_rank *rank)
+{
+	struct dpusim_stream *s;
+	unsigned long id;
+
+	xa_for_each(&rank->streams, id, s) {
+		xa_erase(&rank->streams, id);
+		dpusim_stream_destroy(s);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_free_all);
+
+/* ------------------------------------------------ the rank's ioctls */
+
+int dpusim_stream_create_ioctl(struct dpusim_ucmd *ucmd)
+{
+	struct dpusim_stream_create *c = ucmd->cmd;
+	struct dpusim_rank *rank = ucmd->rank;
+	struct dpusim_stream *s;
+	int ret;
+
+	ret = dpusim_stream_create(rank, c);
+	if (ret)
+		return ret;
+	c->size = sizeof(*c);
+	ret = dpusim_ucmd_respond(ucmd, sizeof(*c));
+	if (ret) {
+		/* nobody learnt its number: it goes, the number is free again */
+		mutex_lock(&rank->xfer_lock);
+		s = xa_erase(&rank->streams, c->id);
+		mutex_unlock(&rank->xfer_lock);
+		if (s)
+			dpusim_stream_destroy(s);
+	}
+	return ret;
+}
+
+static int dpusim_stream_cmd_respond(struct dpusim_ucmd *ucmd,
+				     unsigned int cmd)
+{
+	struct dpusim_stream_cmd *c = ucmd->cmd;
+	int ret;
+
+	ret = dpusim_stream_cmd(ucmd->rank, cmd, c);
+	if (ret)
+		return ret;
+	c->size = sizeof(*c);
+	return dpusim_ucmd_respond(ucmd, sizeof(*c));
+}
+
+int dpusim_stream_open_ioctl(struct dpusim_ucmd *ucmd)
+{
+	return dpusim_stream_cmd_respond(ucmd, DPUSIM_CMD_STREAM_OPEN);
+}
+
+int dpusim_stream_close_ioctl(struct dpusim_ucmd *ucmd)
+{
+	return dpusim_stream_cmd_respond(ucmd, DPUSIM_CMD_STREAM_CLOSE);
+}
+
+int dpusim_stream_seek_ioctl(struct dpusim_ucmd *ucmd)
+{
+	return dpusim_stream_cmd_respond(ucmd, DPUSIM_CMD_STREAM_SEEK);
+}
