@@ -444,6 +444,7 @@ int dpusim_stream_create(struct dpusim_rank *rank,
 int dpusim_stream_cmd(struct dpusim_rank *rank, unsigned int cmd,
 		      struct dpusim_stream_cmd *c);
 void dpusim_stream_free_all(struct dpusim_rank *rank);
+u64 dpusim_stream_resident_bytes(struct dpusim_rank *rank);
 int dpusim_stream_create_ioctl(struct dpusim_ucmd *ucmd);
 int dpusim_stream_open_ioctl(struct dpusim_ucmd *ucmd);
 int dpusim_stream_close_ioctl(struct dpusim_ucmd *ucmd);

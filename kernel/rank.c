@@ -394,6 +394,15 @@ static ssize_t wram_resident_bytes_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(wram_resident_bytes);
 
+static ssize_t stream_resident_bytes_show(struct device *dev,
+					  struct device_attribute *attr,
+					  char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  dpusim_stream_resident_bytes(to_rank(dev)));
+}
+static DEVICE_ATTR_RO(stream_resident_bytes);
+
 /* How close the rank is to its limits (uapi/dpusim.h). */
 static ssize_t pinned_pages_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
@@ -487,6 +496,7 @@ static struct attribute *dpusim_rank_attrs[] = {
 	&dev_attr_owner_pid.attr,
 	&dev_attr_mram_resident_bytes.attr,
 	&dev_attr_wram_resident_bytes.attr,
+	&dev_attr_stream_resident_bytes.attr,
 	&dev_attr_pinned_pages.attr,
 	&dev_attr_async_jobs.attr,
 	&dev_attr_async_blocks.attr,

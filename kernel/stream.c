@@ -350,6 +350,24 @@ void dpusim_stream_free_all(struct dpusim_rank *rank)
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_free_all);
 
+/**
+ * dpusim_stream_resident_bytes - bytes of the rank's streams resident
+ * @rank: the rank
+ *
+ * Return: the sum over its streams (sysfs stream_resident_bytes).
+ */
+u64 dpusim_stream_resident_bytes(struct dpusim_rank *rank)
+{
+	struct dpusim_stream *s;
+	unsigned long id, pages = 0;
+
+	xa_lock(&rank->streams);
+	xa_for_each(&rank->streams, id, s)
+		pages += READ_ONCE(s->mem.nr_pages);
+	xa_unlock(&rank->streams);
+	return (u64)pages << PAGE_SHIFT;
+}
+
 /* ------------------------------------------------ the rank's ioctls */
 
 int dpusim_stream_create_ioctl(struct dpusim_ucmd *ucmd)
