@@ -237,6 +237,7 @@ struct dpusim_worker {
  * @sizes: an empty stream's table of token sizes, or NULL (a stream of
  *         data: tokens of @token_size, the last one the rest)
  * @offs: with @sizes: the offset of each token's header (@nr_tokens + 1)
+ * @max_tokens: with @sizes: the tokens the tables have room for
  * @mem: its memory, in EBSP's format
  *
  * All but @mem under the rank's xfer_lock.
@@ -250,6 +251,7 @@ struct dpusim_stream {
 	u32 cursor;
 	u32 *sizes;
 	u64 *offs;
+	u32 max_tokens;
 	struct dpusim_mem mem;
 };
 
@@ -417,6 +419,9 @@ long dpusim_rank_ioctl(struct file *filp, unsigned int cmd,
 /* worker.c */
 void dpusim_run_init(struct dpusim_rank *rank);
 void dpusim_run_reset(struct dpusim_rank *rank);
+int dpusim_xfer_check_locked(struct dpusim_rank *rank,
+			     const struct dpusim_xfer *x,
+			     const struct dpusim_xfer_dpu *dpus);
 int dpusim_run_check_xfer(struct dpusim_rank *rank,
 			  const struct dpusim_xfer_dpu *dpus, u32 nr_dpus);
 int dpusim_launch(struct dpusim_rank *rank, u32 first, u32 nr);
@@ -445,6 +450,10 @@ int dpusim_stream_cmd(struct dpusim_rank *rank, unsigned int cmd,
 		      struct dpusim_stream_cmd *c);
 void dpusim_stream_free_all(struct dpusim_rank *rank);
 u64 dpusim_stream_resident_bytes(struct dpusim_rank *rank);
+int dpusim_stream_move_check(struct dpusim_rank *rank,
+			     const struct dpusim_xfer *x, u32 core);
+void dpusim_stream_move_done(struct dpusim_rank *rank,
+			     const struct dpusim_xfer *x);
 int dpusim_stream_create_ioctl(struct dpusim_ucmd *ucmd);
 int dpusim_stream_open_ioctl(struct dpusim_ucmd *ucmd);
 int dpusim_stream_close_ioctl(struct dpusim_ucmd *ucmd);

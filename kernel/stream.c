@@ -213,9 +213,13 @@ int dpusim_stream_create(struct dpusim_rank *rank,
 	s->core = -1;
 	dpusim_mem_init(&s->mem, mem_size, rank->budget);
 	if (!c->data) {
-		/* an empty stream: its table grows as cores write tokens */
-		s->offs = kvcalloc(1, sizeof(*s->offs), GFP_KERNEL_ACCOUNT);
-		s->sizes = kvcalloc(1, sizeof(*s->sizes), GFP_KERNEL_ACCOUNT);
+		/* an empty stream: room in its table for every token it may get */
+		s->max_tokens = min_t(u64, c->stream_size / 8,
+				      DPUSIM_STREAM_MAX_TOKENS);
+		s->offs = kvcalloc(s->max_tokens + 1, sizeof(*s->offs),
+				   GFP_KERNEL_ACCOUNT);
+		s->sizes = kvcalloc(s->max_tokens + 1, sizeof(*s->sizes),
+				    GFP_KERNEL_ACCOUNT);
 		if (!s->offs || !s->sizes) {
 			ret = -ENOMEM;
 			goto out_free;
@@ -333,6 +337,76 @@ out:
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_cmd);
+
+/**
+ * dpusim_stream_move_check - may this transfer move a token of its stream?
+ * @rank: the rank, its xfer_lock held
+ * @x: a DPUSIM_XFER_STREAM transfer, its header checked
+ * @core: the core moving (dpus[0].dpu)
+ *
+ * Return: 0, or -ENOENT, -EINVAL, -ENODATA or -ENOSPC (uapi
+ * DPUSIM_XFER_STREAM).
+ */
+int dpusim_stream_move_check(struct dpusim_rank *rank,
+			     const struct dpusim_xfer *x, u32 core)
+{
+	struct dpusim_stream *s = xa_load(&rank->streams, x->stream);
+	u64 off, used;
+	u32 size, n;
+
+	lockdep_assert_held(&rank->xfer_lock);
+	if (!s)
+		return -ENOENT;
+	if (s->core < 0 || s->core != (s32)core)
+		return -EINVAL;
+	size = dpusim_stream_token(s, s->cursor, &off);
+	if (x->flags & DPUSIM_XFER_FROM_DPU) {
+		if (s->cursor == s->nr_tokens)
+			return -ENODATA;
+		if (x->offset != off + DPUSIM_STREAM_HEADER ||
+		    x->length != (u64)size + DPUSIM_STREAM_HEADER)
+			return -EINVAL;
+		return 0;
+	}
+	/* up: only a stream made empty, at the cursor's header */
+	if (!s->sizes || x->offset != off ||
+	    x->length < 3 * DPUSIM_STREAM_HEADER ||
+	    !IS_ALIGNED(x->length, 8))
+		return -EINVAL;
+	n = x->length - 2 * DPUSIM_STREAM_HEADER;
+	used = off - (u64)s->cursor * DPUSIM_STREAM_HEADER;
+	if (s->cursor >= s->max_tokens || used + n > s->data_size)
+		return -ENOSPC;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_move_check);
+
+/**
+ * dpusim_stream_move_done - a checked move is carried out (or queued)
+ * @rank: the rank, its xfer_lock held
+ * @x: the transfer
+ *
+ * The cursor goes to the next token; an up move makes the stream end
+ * after the token it wrote.
+ */
+void dpusim_stream_move_done(struct dpusim_rank *rank,
+			     const struct dpusim_xfer *x)
+{
+	struct dpusim_stream *s = xa_load(&rank->streams, x->stream);
+	u32 n;
+
+	lockdep_assert_held(&rank->xfer_lock);
+	if (WARN_ON_ONCE(!s))
+		return;
+	if (!(x->flags & DPUSIM_XFER_FROM_DPU)) {
+		n = x->length - 2 * DPUSIM_STREAM_HEADER;
+		s->sizes[s->cursor] = n;
+		s->offs[s->cursor + 1] = x->offset + DPUSIM_STREAM_HEADER + n;
+		s->nr_tokens = s->cursor + 1;
+	}
+	s->cursor++;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_move_done);
 
 /**
  * dpusim_stream_free_all - the rank's ownership ends: its streams go

@@ -128,6 +128,25 @@ enum {
 	 * DPUSIM_SYNC_DEFAULT_TIMEOUT_MS, then fails with EBUSY).
 	 */
 	DPUSIM_XFER_ASYNC = 1 << 3,
+	/*
+	 * The memory is stream @stream's (see "Streams" below) instead of a
+	 * DPU's: one token moved by the core that has the stream open,
+	 * @nr_dpus 1 and dpus[0].dpu that core.  With DPUSIM_XFER_FROM_DPU
+	 * (down): @offset is the data of the token at the cursor and
+	 * @length its size + DPUSIM_STREAM_HEADER (the token and the header
+	 * after it, which gives the size of the next one); ENODATA at the end
+	 * of the stream.  Without it (up, a stream created empty): @offset
+	 * is the header at the cursor and @length n + 2 headers (the header
+	 * prevsize, n; n data bytes, a multiple of 8; the header n, 0 that
+	 * ends the stream after it); ENOSPC past the stream's capacity or
+	 * DPUSIM_STREAM_MAX_TOKENS.  The kernel keeps the token sizes itself:
+	 * headers a core writes wrong are its own data's problem only.  The
+	 * cursor moves to the next token (after an up move, the stream ends
+	 * there).  No alignment rule; with DPUSIM_XFER_WRAM or
+	 * DPUSIM_XFER_NO_LENGTH_CHECK, or a stream the core has not open:
+	 * EINVAL; no stream @stream: ENOENT.
+	 */
+	DPUSIM_XFER_STREAM = 1 << 4,
 };
 
 /* Limits of one DPUSIM_IOCTL_XFER (E2BIG above them) */
@@ -164,6 +183,8 @@ enum {
  * @nr_blocks: entries in @blocks, the sum of dpus[].nr_blocks
  * @dpus: user pointer to struct dpusim_xfer_dpu[@nr_dpus]
  * @blocks: user pointer to struct dpusim_block[@nr_blocks]
+ * @stream: with DPUSIM_XFER_STREAM: the stream; else ignored
+ * @__reserved: must be 0
  *
  * Moves data between host blocks and the memory of several DPUs of the
  * rank in one call.  The whole descriptor is checked, every distinct user
@@ -194,6 +215,8 @@ struct dpusim_xfer {
 	__u32 nr_blocks;
 	__aligned_u64 dpus;
 	__aligned_u64 blocks;
+	__u32 stream;
+	__u32 __reserved;
 };
 
 #define DPUSIM_IOCTL_XFER	_IO(DPUSIM_TYPE, DPUSIM_CMD_XFER)

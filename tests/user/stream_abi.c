@@ -388,4 +388,201 @@ TEST_F(stream, many_open_close)
 	EXPECT_EQ(4096, sysfs_rank_attr(0, "stream_resident_bytes"));
 }
 
+/* ------------------------------------------------------------ moves */
+
+/* One token moved by @core: down into @buf (size + header), or up */
+static int move(int fd, uint32_t id, uint32_t core, uint32_t flags,
+		uint64_t off, uint64_t len, struct dpusim_block *b, uint32_t nb)
+{
+	struct dpusim_xfer_dpu d = { .dpu = core, .nr_blocks = nb };
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .flags = flags | DPUSIM_XFER_STREAM,
+		.offset = off, .length = len, .nr_dpus = 1, .nr_blocks = nb,
+		.dpus = (uintptr_t)&d, .blocks = (uintptr_t)b, .stream = id,
+	};
+
+	return ioctl(fd, DPUSIM_IOCTL_XFER, &x);
+}
+
+static int down(int fd, uint32_t id, uint32_t core, uint64_t off,
+		uint32_t size, uint8_t *buf)
+{
+	struct dpusim_block b = { (uintptr_t)buf, size + 8 };
+
+	return move(fd, id, core, DPUSIM_XFER_FROM_DPU, off, size + 8, &b, 1);
+}
+
+/*
+ * A host thread as core 2 reads every token of a stream of 100 bytes in
+ * tokens of 16: the data in order, each followed by the header
+ * (prevsize, nextsize) EBSP puts before the next one; then the end.
+ */
+TEST_F(stream, move_down_all_tokens)
+{
+	struct dpusim_stream_cmd o;
+	uint8_t buf[64];
+	uint64_t off = 8;
+	uint32_t size, i, got = 0, h[2];
+
+	ASSERT_EQ(0, create(self->fd, 100, 16, self->data, NULL));
+	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 2, 0, &o));
+	size = o.token;
+	for (i = 0; i < 7; i++) {
+		ASSERT_EQ(0, down(self->fd, 0, 2, off, size, buf)) TH_LOG("token %u", i);
+		EXPECT_EQ(0, memcmp(buf, self->data + got, size));
+		got += size;
+		memcpy(h, buf + size, 8);
+		EXPECT_EQ(size, h[0]);
+		EXPECT_EQ(i < 5 ? 16u : i == 5 ? 4u : 0u, h[1]);
+		off += size + 8;
+		size = h[1];
+	}
+	EXPECT_EQ(100, got);
+	/* the end is sticky: the last token again, or past the memory */
+	EXPECT_EQ(-1, down(self->fd, 0, 2, off - 12, 4, buf));
+	EXPECT_EQ(ENODATA, errno);
+	EXPECT_EQ(-1, down(self->fd, 0, 2, off - 12, 4, buf));
+	EXPECT_EQ(ENODATA, errno);
+	EXPECT_EQ(-1, down(self->fd, 0, 2, off, 0, buf));
+	EXPECT_EQ(EOVERFLOW, errno);
+}
+
+/* A descriptor that is not the token at the cursor: EINVAL, no move */
+TEST_F(stream, move_down_wrong_token)
+{
+	struct dpusim_stream_cmd o;
+	uint8_t buf[64];
+
+	ASSERT_EQ(0, create(self->fd, 100, 16, self->data, NULL));
+	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 2, 0, NULL));
+	EXPECT_EQ(-1, down(self->fd, 0, 2, 0, 16, buf));	/* the header */
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, down(self->fd, 0, 2, 8, 8, buf));	/* too short */
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, down(self->fd, 0, 2, 32, 16, buf));	/* the next one */
+	EXPECT_EQ(EINVAL, errno);
+	/* by a core that has not it open, or of no stream */
+	EXPECT_EQ(-1, down(self->fd, 0, 3, 8, 16, buf));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, down(self->fd, 5, 2, 8, 16, buf));
+	EXPECT_EQ(ENOENT, errno);
+	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, 2, 0, &o));
+	EXPECT_EQ(0, o.cursor);			/* nothing moved */
+	EXPECT_EQ(0, down(self->fd, 0, 2, 8, 16, buf));
+}
+
+TEST_F(stream, move_bad_flags)
+{
+	struct dpusim_block b = { (uintptr_t)self->data, 24 };
+
+	ASSERT_EQ(0, create(self->fd, 100, 16, self->data, NULL));
+	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 2, 0, NULL));
+	EXPECT_EQ(-1, move(self->fd, 0, 2, DPUSIM_XFER_FROM_DPU | DPUSIM_XFER_WRAM,
+			   8, 24, &b, 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, move(self->fd, 0, 2, DPUSIM_XFER_FROM_DPU |
+			   DPUSIM_XFER_NO_LENGTH_CHECK, 8, 24, &b, 1));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* Up: tokens written at the cursor, read back; past the capacity: ENOSPC */
+TEST_F(stream, move_up_and_back)
+{
+	uint32_t hdr[2], term[2], h[2];
+	uint8_t buf[64];
+	struct dpusim_block b[3] = {
+		{ (uintptr_t)hdr, 8 }, { (uintptr_t)self->data, 0 },
+		{ (uintptr_t)term, 8 },
+	};
+	struct dpusim_stream_cmd o;
+	uint64_t off = 0;
+	uint32_t prev = 0, n, i;
+
+	ASSERT_EQ(0, create(self->fd, 64, 16, NULL, NULL));
+	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 1, 0, NULL));
+	for (i = 0; i < 3; i++) {
+		n = i == 2 ? 32 : 16;
+		hdr[0] = prev;
+		hdr[1] = n;
+		term[0] = n;
+		term[1] = 0;
+		b[1] = (struct dpusim_block){ (uintptr_t)(self->data + 100 * i), n };
+		ASSERT_EQ(0, move(self->fd, 0, 1, 0, off, n + 16, b, 3))
+			TH_LOG("token %u: %s", i, strerror(errno));
+		off += 8 + n;
+		prev = n;
+	}
+	/* 64 bytes written: one more is past the capacity, nothing written */
+	hdr[0] = prev;
+	hdr[1] = 8;
+	b[1].length = 8;
+	EXPECT_EQ(-1, move(self->fd, 0, 1, 0, off, 24, b, 3));
+	EXPECT_EQ(ENOSPC, errno);
+	/* read back from the start */
+	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, 1, INT_MIN, &o));
+	EXPECT_EQ(3, o.nr_tokens);
+	EXPECT_EQ(16, o.token);
+	off = 8;
+	n = o.token;
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, down(self->fd, 0, 1, off, n, buf));
+		EXPECT_EQ(0, memcmp(buf, self->data + 100 * i, n));
+		memcpy(h, buf + n, 8);
+		EXPECT_EQ(n, h[0]);
+		off += n + 8;
+		n = h[1];
+	}
+	EXPECT_EQ(0, n);
+	EXPECT_EQ(-1, down(self->fd, 0, 1, off, 0, buf));
+	EXPECT_EQ(ENODATA, errno);
+}
+
+/* Up moves only on a stream created empty; sizes a multiple of 8 */
+TEST_F(stream, move_up_rules)
+{
+	uint32_t hdr[2] = { 0, 12 }, term[2] = { 12, 0 };
+	struct dpusim_block b[3] = {
+		{ (uintptr_t)hdr, 8 }, { (uintptr_t)self->data, 12 },
+		{ (uintptr_t)term, 8 },
+	};
+
+	ASSERT_EQ(0, create(self->fd, 100, 16, self->data, NULL));
+	ASSERT_EQ(1, create(self->fd, 64, 16, NULL, NULL));
+	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 1, 0, NULL));
+	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 1, 1, 0, NULL));
+	b[1].length = 16;
+	EXPECT_EQ(-1, move(self->fd, 0, 1, 0, 0, 32, b, 3));	/* made of data */
+	EXPECT_EQ(EINVAL, errno);
+	b[1].length = 12;
+	EXPECT_EQ(-1, move(self->fd, 1, 1, 0, 0, 28, b, 3));	/* 12 bytes */
+	EXPECT_EQ(EINVAL, errno);
+	b[1].length = 16;
+	EXPECT_EQ(-1, move(self->fd, 1, 1, 0, 8, 32, b, 3));	/* not the cursor */
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, move(self->fd, 1, 1, 0, 0, 32, b, 3));
+}
+
+/* A preloaded token goes through the asynchronous path: SYNC, then it's there */
+TEST_F(stream, move_down_async)
+{
+	struct dpusim_sync sy = { .size = sizeof(sy) };
+	struct dpusim_block b;
+	uint8_t *buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct dpusim_stream_cmd o;
+
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_EQ(0, create(self->fd, 100, 16, self->data, NULL));
+	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 2, 0, NULL));
+	b = (struct dpusim_block){ (uintptr_t)buf, 24 };
+	ASSERT_EQ(0, move(self->fd, 0, 2, DPUSIM_XFER_FROM_DPU | DPUSIM_XFER_ASYNC,
+			  8, 24, &b, 1));
+	/* the cursor moved when it was queued */
+	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, 2, 0, &o));
+	EXPECT_EQ(1, o.cursor);
+	ASSERT_EQ(0, ioctl(self->fd, DPUSIM_IOCTL_SYNC, &sy));
+	EXPECT_EQ(0, memcmp(buf, self->data, 16));
+	munmap(buf, 4096);
+}
+
 TEST_HARNESS_MAIN
