@@ -450,6 +450,7 @@ int dpusim_stream_cmd(struct dpusim_rank *rank, unsigned int cmd,
 		      struct dpusim_stream_cmd *c);
 void dpusim_stream_free_all(struct dpusim_rank *rank);
 u64 dpusim_stream_resident_bytes(struct dpusim_rank *rank);
+struct dpusim_mem *dpusim_stream_mem(struct dpusim_rank *rank, u32 id);
 int dpusim_stream_move_check(struct dpusim_rank *rank,
 			     const struct dpusim_xfer *x, u32 core);
 void dpusim_stream_move_done(struct dpusim_rank *rank,

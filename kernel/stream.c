@@ -425,6 +425,20 @@ void dpusim_stream_free_all(struct dpusim_rank *rank)
 EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_free_all);
 
 /**
+ * dpusim_stream_mem - the memory of stream @id, for a mapping of it
+ * @rank: the rank, whose owner file is being mapped
+ * @id: the stream
+ *
+ * Return: its memory, or NULL (no such stream).
+ */
+struct dpusim_mem *dpusim_stream_mem(struct dpusim_rank *rank, u32 id)
+{
+	struct dpusim_stream *s = xa_load(&rank->streams, id);
+
+	return s ? &s->mem : NULL;
+}
+
+/**
  * dpusim_stream_resident_bytes - bytes of the rank's streams resident
  * @rank: the rank
  *

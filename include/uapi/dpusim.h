@@ -514,9 +514,16 @@ struct dpusim_worker_finish {
  */
 #define DPUSIM_STREAM_MAX		256U		/* streams per rank */
 #define DPUSIM_STREAM_MAX_TOKENS	(1U << 20)	/* tokens per stream */
-#define DPUSIM_STREAM_MAX_BYTES		(1ULL << 30)	/* data bytes */
+#define DPUSIM_STREAM_MAX_BYTES		(1ULL << 29)	/* data bytes */
 #define DPUSIM_STREAM_MIN_TOKEN		16U		/* EBSP's minimum */
 #define DPUSIM_STREAM_HEADER		8U		/* prevsize, nextsize */
+/*
+ * mmap() of the rank file at DPUSIM_MMAP_STREAM(id) (MAP_SHARED, at most
+ * the stream's mem_size bytes) shows a stream's memory, in EBSP's format:
+ * the pointer bsp_stream_create() returns.
+ */
+#define DPUSIM_MMAP_STREAM_FIRST	0xfffff000U
+#define DPUSIM_MMAP_STREAM(id)		DPUSIM_MMAP_MRAM(DPUSIM_MMAP_STREAM_FIRST + (id))
 
 /**
  * struct dpusim_stream_create - DPUSIM_IOCTL_STREAM_CREATE

@@ -585,4 +585,73 @@ TEST_F(stream, move_down_async)
 	munmap(buf, 4096);
 }
 
+/* ------------------------------------------------------------ mmap */
+
+/* The memory in EBSP's format, byte for byte, through the mapping */
+TEST_F(stream, mmap_format)
+{
+	struct dpusim_stream_create c;
+	const uint8_t *m;
+	uint32_t h[2], i, size, prev = 0;
+	uint64_t off = 0, got = 0;
+
+	ASSERT_EQ(0, create(self->fd, 100, 16, self->data, &c));
+	m = mmap(NULL, c.mem_size, PROT_READ, MAP_SHARED, self->fd,
+		 DPUSIM_MMAP_STREAM(0));
+	ASSERT_NE(MAP_FAILED, m) TH_LOG("%s", strerror(errno));
+	for (i = 0; i <= 7; i++) {
+		memcpy(h, m + off, 8);
+		size = i < 6 ? 16 : i == 6 ? 4 : 0;
+		EXPECT_EQ(prev, h[0]) TH_LOG("header %u", i);
+		EXPECT_EQ(size, h[1]) TH_LOG("header %u", i);
+		EXPECT_EQ(0, memcmp(m + off + 8, self->data + got, size));
+		got += size;
+		off += 8 + size;
+		prev = size;
+	}
+	EXPECT_EQ(c.mem_size, off);
+	munmap((void *)m, c.mem_size);
+}
+
+/* The host sees what move_up wrote */
+TEST_F(stream, mmap_sees_move_up)
+{
+	uint32_t hdr[2] = { 0, 24 }, term[2] = { 24, 0 };
+	struct dpusim_block b[3] = {
+		{ (uintptr_t)hdr, 8 }, { (uintptr_t)self->data, 24 },
+		{ (uintptr_t)term, 8 },
+	};
+	struct dpusim_stream_create c;
+	const uint32_t *m;
+
+	ASSERT_EQ(0, create(self->fd, 64, 16, NULL, &c));
+	m = mmap(NULL, c.mem_size, PROT_READ, MAP_SHARED, self->fd,
+		 DPUSIM_MMAP_STREAM(0));
+	ASSERT_NE(MAP_FAILED, m);
+	EXPECT_EQ(0, m[0]);
+	EXPECT_EQ(0, m[1]);
+	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 0, 0, NULL));
+	ASSERT_EQ(0, move(self->fd, 0, 0, 0, 0, 40, b, 3));
+	EXPECT_EQ(0, m[0]);
+	EXPECT_EQ(24, m[1]);
+	EXPECT_EQ(0, memcmp(m + 2, self->data, 24));
+	EXPECT_EQ(24, m[8]);
+	EXPECT_EQ(0, m[9]);
+	munmap((void *)m, c.mem_size);
+}
+
+TEST_F(stream, mmap_no_stream)
+{
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd,
+				   DPUSIM_MMAP_STREAM(0)));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, create(self->fd, 64, 16, self->data, NULL));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 8192, PROT_READ, MAP_SHARED, self->fd,
+				   DPUSIM_MMAP_STREAM(0)));	/* past it */
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd,
+				   DPUSIM_MMAP_STREAM(DPUSIM_STREAM_MAX)));
+	EXPECT_EQ(EINVAL, errno);
+}
+
 TEST_HARNESS_MAIN
