@@ -572,10 +572,14 @@ struct dpusim_stream_create {
  * @token: out, the size of the token at the cursor, 0 at the end
  * @nr_tokens: out, tokens the stream holds
  * @mem_size: out, bytes of its memory
+ * @offset: out, the offset of the header of the token at the cursor
+ * @token_size: out, the token size the stream was created with
+ * @__reserved: must be 0
  *
  * OPEN: the stream is open by @core from now on, its cursor on token 0.
  * CLOSE: it is open by no core.  SEEK: moves the cursor.  Errors: EINVAL
- * (unknown flag, @core not a DPU of the rank, @delta with OPEN or CLOSE,
+ * (unknown flag, non-zero @__reserved, @core not a DPU of the rank,
+ * @delta with OPEN or CLOSE,
  * CLOSE or SEEK of a stream @core has not open), ENOENT (no stream @id),
  * EBUSY (OPEN of a stream another core has open).
  */
@@ -589,6 +593,9 @@ struct dpusim_stream_cmd {
 	__u32 token;
 	__u32 nr_tokens;
 	__aligned_u64 mem_size;
+	__aligned_u64 offset;
+	__u32 token_size;
+	__u32 __reserved;
 };
 
 #define DPUSIM_IOCTL_STREAM_OPEN	_IO(DPUSIM_TYPE, DPUSIM_CMD_STREAM_OPEN)

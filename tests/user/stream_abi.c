@@ -231,7 +231,7 @@ static const unsigned long cmds[] = {
 TEST_F(stream, cmd_short_struct)
 {
 	struct dpusim_stream_cmd c = {
-		.size = offsetof(struct dpusim_stream_cmd, mem_size),
+		.size = offsetof(struct dpusim_stream_cmd, __reserved),
 	};
 	size_t i;
 
@@ -295,6 +295,16 @@ TEST_F(stream, cmd_core_past_rank)
 	}
 }
 
+TEST_F(stream, cmd_reserved)
+{
+	struct dpusim_stream_cmd c = { .size = sizeof(c), .__reserved = 1 };
+	size_t i;
+
+	ASSERT_EQ(0, create(self->fd, 64, 16, self->data, NULL));
+	for (i = 0; i < 3; i++)
+		EXPECT_ERRNO(EINVAL, ioctl(self->fd, cmds[i], &c));
+}
+
 TEST_F(stream, open_close_with_delta)
 {
 	ASSERT_EQ(0, create(self->fd, 64, 16, self->data, NULL));
@@ -316,6 +326,8 @@ TEST_F(stream, open_by_second_core)
 	EXPECT_EQ(16, o.token);
 	EXPECT_EQ(7, o.nr_tokens);
 	EXPECT_EQ(164, o.mem_size);
+	EXPECT_EQ(0, o.offset);
+	EXPECT_EQ(16, o.token_size);
 	EXPECT_EQ(sizeof(o), o.size);
 	EXPECT_EQ(-1, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, NULL));
 	EXPECT_EQ(EBUSY, errno);
@@ -349,10 +361,15 @@ TEST_F(stream, seek_not_open)
 /* Forward, backward, clamped, INT_MIN, INT_MAX; the size at the cursor */
 TEST_F(stream, seek_cursor)
 {
-	static const struct { int32_t delta; uint32_t cursor, token; } steps[] = {
-		{ 5, 5, 16 }, { -3, 2, 16 }, { 4, 6, 4 }, { 1, 7, 0 },
-		{ 100, 7, 0 }, { -100, 0, 16 }, { INT_MAX, 7, 0 },
-		{ INT_MIN, 0, 16 }, { 0, 0, 16 }, { -1, 0, 16 },
+	static const struct {
+		int32_t delta;
+		uint32_t cursor, token;
+		uint64_t offset;
+	} steps[] = {
+		{ 5, 5, 16, 120 }, { -3, 2, 16, 48 }, { 4, 6, 4, 144 },
+		{ 1, 7, 0, 156 }, { 100, 7, 0, 156 }, { -100, 0, 16, 0 },
+		{ INT_MAX, 7, 0, 156 }, { INT_MIN, 0, 16, 0 }, { 0, 0, 16, 0 },
+		{ -1, 0, 16, 0 },
 	};
 	struct dpusim_stream_cmd o;
 	size_t i;
@@ -364,6 +381,7 @@ TEST_F(stream, seek_cursor)
 				  steps[i].delta, &o));
 		EXPECT_EQ(steps[i].cursor, o.cursor) TH_LOG("step %zu", i);
 		EXPECT_EQ(steps[i].token, o.token) TH_LOG("step %zu", i);
+		EXPECT_EQ(steps[i].offset, o.offset) TH_LOG("step %zu", i);
 	}
 }
 
