@@ -87,11 +87,11 @@ static const struct dpusim_ioctl_op dpusim_ioctl_ops[] = {
 	IOCTL_OP(STREAM_CREATE, dpusim_stream_create_ioctl,
 		 struct dpusim_stream_create, __reserved),
 	IOCTL_OP(STREAM_OPEN, dpusim_stream_open_ioctl,
-		 struct dpusim_stream_cmd, __reserved),
+		 struct dpusim_stream_cmd, prev),
 	IOCTL_OP(STREAM_CLOSE, dpusim_stream_close_ioctl,
-		 struct dpusim_stream_cmd, __reserved),
+		 struct dpusim_stream_cmd, prev),
 	IOCTL_OP(STREAM_SEEK, dpusim_stream_seek_ioctl,
-		 struct dpusim_stream_cmd, __reserved),
+		 struct dpusim_stream_cmd, prev),
 };
 
 /**

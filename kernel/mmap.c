@@ -440,16 +440,15 @@ int dpusim_mmap(struct dpusim_rank *rank, struct dpusim_worker *w,
 		return dpusim_window_mmap(w, vma);
 	wram = vma->vm_pgoff & DPUSIM_MMAP_MEM_PAGES;
 	if (!w && !wram && dpu >= DPUSIM_MMAP_STREAM_FIRST &&
-	    dpu < DPUSIM_MMAP_STREAM_FIRST + DPUSIM_STREAM_MAX) {
+	    dpu < DPUSIM_MMAP_STREAM_FIRST + DPUSIM_STREAM_MAX)
 		/* the owner's file: its streams live as long as it does */
 		mem = dpusim_stream_mem(rank, dpu - DPUSIM_MMAP_STREAM_FIRST);
-		if (!mem)
-			return -EINVAL;
-	} else if (dpu >= rank->nr_dpus) {
-		return -EINVAL;
-	} else {
+	else if (dpu < rank->nr_dpus)
 		mem = &rank->dpus[dpu].mem[wram ? DPUSIM_WRAM : DPUSIM_MRAM];
-	}
+	else
+		mem = NULL;
+	if (!mem)
+		return -EINVAL;
 	if (first > dpusim_mem_pages(mem) ||
 	    vma_pages(vma) > dpusim_mem_pages(mem) - first)
 		return -EINVAL;

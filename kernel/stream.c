@@ -289,7 +289,7 @@ int dpusim_stream_cmd(struct dpusim_rank *rank, unsigned int cmd,
 	u64 off;
 	int ret = 0;
 
-	if (c->flags || c->__reserved || c->core >= rank->nr_dpus ||
+	if (c->flags || c->core >= rank->nr_dpus ||
 	    (cmd != DPUSIM_CMD_STREAM_SEEK && c->delta))
 		return -EINVAL;
 	ret = mutex_lock_interruptible(&rank->xfer_lock);
@@ -332,6 +332,7 @@ int dpusim_stream_cmd(struct dpusim_rank *rank, unsigned int cmd,
 	c->token = dpusim_stream_token(s, s->cursor, &off);
 	c->offset = off;
 	c->token_size = s->token_size;
+	c->prev = s->cursor ? dpusim_stream_token(s, s->cursor - 1, &off) : 0;
 	c->nr_tokens = s->nr_tokens;
 	c->mem_size = s->mem.size;
 out:

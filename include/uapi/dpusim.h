@@ -574,12 +574,11 @@ struct dpusim_stream_create {
  * @mem_size: out, bytes of its memory
  * @offset: out, the offset of the header of the token at the cursor
  * @token_size: out, the token size the stream was created with
- * @__reserved: must be 0
+ * @prev: out, the size of the token before the cursor (0 at the first)
  *
  * OPEN: the stream is open by @core from now on, its cursor on token 0.
  * CLOSE: it is open by no core.  SEEK: moves the cursor.  Errors: EINVAL
- * (unknown flag, non-zero @__reserved, @core not a DPU of the rank,
- * @delta with OPEN or CLOSE,
+ * (unknown flag, @core not a DPU of the rank, @delta with OPEN or CLOSE,
  * CLOSE or SEEK of a stream @core has not open), ENOENT (no stream @id),
  * EBUSY (OPEN of a stream another core has open).
  */
@@ -595,7 +594,7 @@ struct dpusim_stream_cmd {
 	__aligned_u64 mem_size;
 	__aligned_u64 offset;
 	__u32 token_size;
-	__u32 __reserved;
+	__u32 prev;
 };
 
 #define DPUSIM_IOCTL_STREAM_OPEN	_IO(DPUSIM_TYPE, DPUSIM_CMD_STREAM_OPEN)
