@@ -2,7 +2,7 @@
 /*
  * KUnit suites for streams (stream.c): the layout, the header walk (the
  * memory's format byte for byte, uneven sizes), the cursor (seek as a
- * table) and the open/close/seek rules.
+ * table), the open/close/seek rules and which moves are allowed.
  */
 #include <kunit/test.h>
 #include <linux/limits.h>
@@ -251,12 +251,94 @@ static void stream_open_close_seek(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stream_cmd(t, 0, 0, 2, 0, &o), -EINVAL);
 }
 
+/* Which descriptors move a token, and where the cursor goes */
+static void stream_move_rules(struct kunit *test)
+{
+	struct xfer_fixture *t = test->priv;
+	struct dpusim_rank *rank = &t->rank;
+	struct dpusim_stream_create c = {
+		.stream_size = 100, .token_size = 16,
+		.data = xfer_uaddr(t, 0),
+	};
+	struct dpusim_stream_cmd o;
+	struct dpusim_xfer x = {
+		.flags = DPUSIM_XFER_STREAM | DPUSIM_XFER_FROM_DPU, .nr_dpus = 1,
+	};
+	struct dpusim_stream *s;
+
+	KUNIT_ASSERT_EQ(test, dpusim_stream_create(rank, &c), 0);
+	c = (struct dpusim_stream_create){ .stream_size = 40, .token_size = 16 };
+	KUNIT_ASSERT_EQ(test, dpusim_stream_create(rank, &c), 0);
+	KUNIT_ASSERT_EQ(test, stream_cmd(t, DPUSIM_CMD_STREAM_OPEN, 0, 2, 0, &o), 0);
+	KUNIT_ASSERT_EQ(test, stream_cmd(t, DPUSIM_CMD_STREAM_OPEN, 1, 2, 0, &o), 0);
+	s = stream_get(t, 0);
+
+	mutex_lock(&rank->xfer_lock);
+	/* down: the data of the token at the cursor and the header after it */
+	x.offset = 8;
+	x.length = 24;
+	KUNIT_EXPECT_EQ(test, dpusim_stream_move_check(rank, &x, 2), 0);
+	KUNIT_EXPECT_EQ(test, dpusim_stream_move_check(rank, &x, 3), -EINVAL);
+	x.length = 16;
+	KUNIT_EXPECT_EQ(test, dpusim_stream_move_check(rank, &x, 2), -EINVAL);
+	x.offset = 0;
+	x.length = 24;
+	KUNIT_EXPECT_EQ(test, dpusim_stream_move_check(rank, &x, 2), -EINVAL);
+	x.stream = 9;
+	KUNIT_EXPECT_EQ(test, dpusim_stream_move_check(rank, &x, 2), -ENOENT);
+	x.stream = 0;
+	/* to the last token (4 bytes), then the end */
+	s->cursor = 6;
+	x.offset = 6 * 24 + 8;
+	x.length = 12;
+	KUNIT_EXPECT_EQ(test, dpusim_stream_move_check(rank, &x, 2), 0);
+	dpusim_stream_move_done(rank, &x);
+	KUNIT_EXPECT_EQ(test, s->cursor, 7);
+	KUNIT_EXPECT_EQ(test, dpusim_stream_move_check(rank, &x, 2), -ENODATA);
+	/* up: not on a stream made of data */
+	x.flags = DPUSIM_XFER_STREAM;
+	s->cursor = 0;
+	x.offset = 0;
+	x.length = 32;
+	KUNIT_EXPECT_EQ(test, dpusim_stream_move_check(rank, &x, 2), -EINVAL);
+	/* on the empty one (40 bytes): 16, 16, then 16 more is too many */
+	x.stream = 1;
+	KUNIT_EXPECT_EQ(test, dpusim_stream_move_check(rank, &x, 2), 0);
+	dpusim_stream_move_done(rank, &x);
+	s = stream_get(t, 1);
+	KUNIT_EXPECT_EQ(test, s->nr_tokens, 1);
+	KUNIT_EXPECT_EQ(test, s->cursor, 1);
+	x.length = 28;			/* 12 bytes: not a multiple of 8 */
+	x.offset = 24;
+	KUNIT_EXPECT_EQ(test, dpusim_stream_move_check(rank, &x, 2), -EINVAL);
+	x.length = 32;
+	x.offset = 16;			/* not the cursor's header */
+	KUNIT_EXPECT_EQ(test, dpusim_stream_move_check(rank, &x, 2), -EINVAL);
+	x.offset = 24;
+	KUNIT_EXPECT_EQ(test, dpusim_stream_move_check(rank, &x, 2), 0);
+	dpusim_stream_move_done(rank, &x);
+	x.offset = 48;
+	KUNIT_EXPECT_EQ(test, dpusim_stream_move_check(rank, &x, 2), -ENOSPC);
+	x.length = 24;			/* 8 bytes: 40 in all, fits */
+	KUNIT_EXPECT_EQ(test, dpusim_stream_move_check(rank, &x, 2), 0);
+	/* back to token 1 and write there: the stream ends after it */
+	s->cursor = 1;
+	x.offset = 24;
+	x.length = 24;
+	KUNIT_EXPECT_EQ(test, dpusim_stream_move_check(rank, &x, 2), 0);
+	dpusim_stream_move_done(rank, &x);
+	KUNIT_EXPECT_EQ(test, s->nr_tokens, 2);
+	KUNIT_EXPECT_EQ(test, s->sizes[1], 8);
+	mutex_unlock(&rank->xfer_lock);
+}
+
 static struct kunit_case dpusim_stream_cases[] = {
 	KUNIT_CASE(stream_layout_sizes),
 	KUNIT_CASE(stream_seek_table),
 	KUNIT_CASE(stream_format_uneven),
 	KUNIT_CASE(stream_create_rules),
 	KUNIT_CASE(stream_open_close_seek),
+	KUNIT_CASE(stream_move_rules),
 	{}
 };
 
