@@ -238,6 +238,8 @@ struct dpusim_worker {
  *         data: tokens of @token_size, the last one the rest)
  * @offs: with @sizes: the offset of each token's header (@nr_tokens + 1)
  * @max_tokens: with @sizes: the tokens the tables have room for
+ * @table_pages: with @sizes: the pages the tables are charged as
+ * @budget: where they are charged
  * @mem: its memory, in EBSP's format
  *
  * All but @mem under the rank's xfer_lock.
@@ -252,6 +254,8 @@ struct dpusim_stream {
 	u32 *sizes;
 	u64 *offs;
 	u32 max_tokens;
+	unsigned long table_pages;
+	struct dpusim_budget *budget;
 	struct dpusim_mem mem;
 };
 

@@ -174,21 +174,22 @@ static int dpusim_stream_fill(struct dpusim_stream *s, const void __user *data)
 
 static void dpusim_stream_destroy(struct dpusim_stream *s)
 {
+	if (s->table_pages)
+		dpusim_budget_uncharge(s->budget, s->table_pages);
 	dpusim_mem_free(&s->mem);
 	kvfree(s->sizes);
 	kvfree(s->offs);
 	kfree(s);
 }
 
-/**
- * dpusim_stream_create - a new stream of a rank
- * @rank: the rank, owned by the caller
- * @c: the command; @id, @mem_size and @nr_tokens are written
- *
- * Return: 0 or the errno of struct dpusim_stream_create.
+/*
+ * Create a stream; with @ucmd, its answer is written before the stream is
+ * published, so that no other thread of the owner can open or map a
+ * stream whose creation then fails.
  */
-int dpusim_stream_create(struct dpusim_rank *rank,
-			 struct dpusim_stream_create *c)
+static int dpusim_stream_create_answer(struct dpusim_rank *rank,
+				       struct dpusim_stream_create *c,
+				       struct dpusim_ucmd *ucmd)
 {
 	const void __user *data = u64_to_user_ptr(c->data);
 	struct dpusim_mem_undo undo = {};
@@ -213,9 +214,20 @@ int dpusim_stream_create(struct dpusim_rank *rank,
 	s->core = -1;
 	dpusim_mem_init(&s->mem, mem_size, rank->budget);
 	if (!c->data) {
-		/* an empty stream: room in its table for every token it may get */
+		/*
+		 * An empty stream: room in its table for every token it may
+		 * get, charged to the budget as the memory is.
+		 */
 		s->max_tokens = min_t(u64, c->stream_size / 8,
 				      DPUSIM_STREAM_MAX_TOKENS);
+		pages = DIV_ROUND_UP((s->max_tokens + 1ULL) *
+				     (sizeof(*s->offs) + sizeof(*s->sizes)),
+				     PAGE_SIZE);
+		ret = dpusim_budget_charge(rank->budget, pages);
+		if (ret)
+			goto out_free;
+		s->table_pages = pages;
+		s->budget = rank->budget;
 		s->offs = kvcalloc(s->max_tokens + 1, sizeof(*s->offs),
 				   GFP_KERNEL_ACCOUNT);
 		s->sizes = kvcalloc(s->max_tokens + 1, sizeof(*s->sizes),
@@ -247,20 +259,34 @@ int dpusim_stream_create(struct dpusim_rank *rank,
 	if (ret)
 		goto out_undo;
 
+	/*
+	 * The number is reserved (a NULL entry: lookups find nothing), the
+	 * answer written, and only then the stream stored, all under
+	 * xfer_lock (a copy to user space may fault: mmap_lock nests inside
+	 * xfer_lock, as for the transfers' pinning).
+	 */
 	mutex_lock(&rank->xfer_lock);
-	ret = xa_alloc(&rank->streams, &id, s,
+	ret = xa_alloc(&rank->streams, &id, NULL,
 		       XA_LIMIT(0, DPUSIM_STREAM_MAX - 1), GFP_KERNEL_ACCOUNT);
-	if (!ret)
-		s->id = id;
-	mutex_unlock(&rank->xfer_lock);
 	if (ret) {
+		mutex_unlock(&rank->xfer_lock);
 		ret = ret == -EBUSY ? -ENOSPC : ret;
 		goto out_undo;
 	}
-	kvfree(undo.entries);
+	s->id = id;
 	c->id = id;
 	c->mem_size = mem_size;
 	c->nr_tokens = nr_tokens;
+	c->size = sizeof(*c);
+	ret = ucmd ? dpusim_ucmd_respond(ucmd, sizeof(*c)) : 0;
+	if (ret) {
+		xa_erase(&rank->streams, id);
+		mutex_unlock(&rank->xfer_lock);
+		goto out_undo;
+	}
+	xa_store(&rank->streams, id, s, GFP_KERNEL_ACCOUNT); /* reserved: no allocation */
+	mutex_unlock(&rank->xfer_lock);
+	kvfree(undo.entries);
 	return 0;
 
 out_undo:
@@ -272,20 +298,32 @@ out_free:
 	dpusim_stream_destroy(s);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_create);
 
 /**
- * dpusim_stream_cmd - open, close or seek a stream
- * @rank: the rank
- * @cmd: DPUSIM_CMD_STREAM_OPEN, _CLOSE or _SEEK
- * @c: the command; its out fields are written
+ * dpusim_stream_create - a new stream of a rank
+ * @rank: the rank, owned by the caller
+ * @c: the command; @id, @mem_size and @nr_tokens are written
  *
- * Return: 0 or the errno of struct dpusim_stream_cmd.
+ * Return: 0 or the errno of struct dpusim_stream_create.
  */
-int dpusim_stream_cmd(struct dpusim_rank *rank, unsigned int cmd,
-		      struct dpusim_stream_cmd *c)
+int dpusim_stream_create(struct dpusim_rank *rank,
+			 struct dpusim_stream_create *c)
+{
+	return dpusim_stream_create_answer(rank, c, NULL);
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_create);
+
+/*
+ * Open, close or seek; with @ucmd the answer is written under xfer_lock
+ * before the stream changes: a call that fails changes nothing.
+ */
+static int dpusim_stream_cmd_answer(struct dpusim_rank *rank, unsigned int cmd,
+				    struct dpusim_stream_cmd *c,
+				    struct dpusim_ucmd *ucmd)
 {
 	struct dpusim_stream *s;
+	s32 core;
+	u32 cursor;
 	u64 off;
 	int ret = 0;
 
@@ -306,38 +344,59 @@ int dpusim_stream_cmd(struct dpusim_rank *rank, unsigned int cmd,
 			ret = -EBUSY;
 			goto out;
 		}
-		s->core = c->core;
-		s->cursor = 0;
+		core = c->core;
+		cursor = 0;
 		break;
 	case DPUSIM_CMD_STREAM_CLOSE:
 		if (s->core != (s32)c->core) {
 			ret = -EINVAL;
 			goto out;
 		}
-		s->core = -1;
+		core = -1;
+		cursor = s->cursor;
 		break;
 	case DPUSIM_CMD_STREAM_SEEK:
 		if (s->core != (s32)c->core) {
 			ret = -EINVAL;
 			goto out;
 		}
-		s->cursor = dpusim_stream_seek(s->cursor, s->nr_tokens,
-					       c->delta);
+		core = s->core;
+		cursor = dpusim_stream_seek(s->cursor, s->nr_tokens, c->delta);
 		break;
 	default:
 		ret = -EINVAL;
 		goto out;
 	}
-	c->cursor = s->cursor;
-	c->token = dpusim_stream_token(s, s->cursor, &off);
+	c->size = sizeof(*c);
+	c->cursor = cursor;
+	c->token = dpusim_stream_token(s, cursor, &off);
 	c->offset = off;
 	c->token_size = s->token_size;
-	c->prev = s->cursor ? dpusim_stream_token(s, s->cursor - 1, &off) : 0;
+	c->prev = cursor ? dpusim_stream_token(s, cursor - 1, &off) : 0;
 	c->nr_tokens = s->nr_tokens;
 	c->mem_size = s->mem.size;
+	ret = ucmd ? dpusim_ucmd_respond(ucmd, sizeof(*c)) : 0;
+	if (!ret) {
+		s->core = core;
+		s->cursor = cursor;
+	}
 out:
 	mutex_unlock(&rank->xfer_lock);
 	return ret;
+}
+
+/**
+ * dpusim_stream_cmd - open, close or seek a stream
+ * @rank: the rank
+ * @cmd: DPUSIM_CMD_STREAM_OPEN, _CLOSE or _SEEK
+ * @c: the command; its out fields are written
+ *
+ * Return: 0 or the errno of struct dpusim_stream_cmd.
+ */
+int dpusim_stream_cmd(struct dpusim_rank *rank, unsigned int cmd,
+		      struct dpusim_stream_cmd *c)
+{
+	return dpusim_stream_cmd_answer(rank, cmd, c, NULL);
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_cmd);
 
@@ -445,7 +504,8 @@ struct dpusim_mem *dpusim_stream_mem(struct dpusim_rank *rank, u32 id)
  * dpusim_stream_resident_bytes - bytes of the rank's streams resident
  * @rank: the rank
  *
- * Return: the sum over its streams (sysfs stream_resident_bytes).
+ * Return: the sum over its streams, their memory and the token tables of
+ * empty ones (sysfs stream_resident_bytes), what they charge the budget.
  */
 u64 dpusim_stream_resident_bytes(struct dpusim_rank *rank)
 {
@@ -454,7 +514,7 @@ u64 dpusim_stream_resident_bytes(struct dpusim_rank *rank)
 
 	xa_lock(&rank->streams);
 	xa_for_each(&rank->streams, id, s)
-		pages += READ_ONCE(s->mem.nr_pages);
+		pages += READ_ONCE(s->mem.nr_pages) + s->table_pages;
 	xa_unlock(&rank->streams);
 	return (u64)pages << PAGE_SHIFT;
 }
@@ -463,38 +523,13 @@ u64 dpusim_stream_resident_bytes(struct dpusim_rank *rank)
 
 int dpusim_stream_create_ioctl(struct dpusim_ucmd *ucmd)
 {
-	struct dpusim_stream_create *c = ucmd->cmd;
-	struct dpusim_rank *rank = ucmd->rank;
-	struct dpusim_stream *s;
-	int ret;
-
-	ret = dpusim_stream_create(rank, c);
-	if (ret)
-		return ret;
-	c->size = sizeof(*c);
-	ret = dpusim_ucmd_respond(ucmd, sizeof(*c));
-	if (ret) {
-		/* nobody learnt its number: it goes, the number is free again */
-		mutex_lock(&rank->xfer_lock);
-		s = xa_erase(&rank->streams, c->id);
-		mutex_unlock(&rank->xfer_lock);
-		if (s)
-			dpusim_stream_destroy(s);
-	}
-	return ret;
+	return dpusim_stream_create_answer(ucmd->rank, ucmd->cmd, ucmd);
 }
 
 static int dpusim_stream_cmd_respond(struct dpusim_ucmd *ucmd,
 				     unsigned int cmd)
 {
-	struct dpusim_stream_cmd *c = ucmd->cmd;
-	int ret;
-
-	ret = dpusim_stream_cmd(ucmd->rank, cmd, c);
-	if (ret)
-		return ret;
-	c->size = sizeof(*c);
-	return dpusim_ucmd_respond(ucmd, sizeof(*c));
+	return dpusim_stream_cmd_answer(ucmd->rank, cmd, ucmd->cmd, ucmd);
 }
 
 int dpusim_stream_open_ioctl(struct dpusim_ucmd *ucmd)

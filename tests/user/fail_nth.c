@@ -21,6 +21,9 @@
  *    process are back to the value before.
  * Leaks are kmemleak's business: tools/vm-run scans it after the run.
  *
+ * The DPU-program, stream and tag-matching paths check their own state
+ * the same way (see each section).
+ *
  * Needs CONFIG_FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC,
  * FAULT_INJECTION_USERCOPY and FAULT_INJECTION_DEBUG_FS (the debug
  * kernel) and debugfs at /sys/kernel/debug; elsewhere every test skips.
@@ -1516,6 +1519,359 @@ LAUNCH_SWEEP(window_mmap_fault, lp_window_claimed, lo_window_mmap_read,
 	     lc_window_mmap_read)
 /* DPUSIM_IOCTL_WORKER_FINISH emptying the window */
 LAUNCH_SWEEP(window_finish, lp_window_filled, lo_window_finish, lc_window_finish)
+
+/* ------------------------------------------------------ stream paths */
+
+/*
+ * The stream ioctls under injection, each on a fresh open of the rank:
+ * STREAM_CREATE (a stream of data, and an empty one), OPEN, CLOSE and
+ * SEEK.  Beforehand (injection off) stream 0 (data: 7 tokens, 100 bytes
+ * in tokens of 16) and stream 1 (empty) exist; for CLOSE and SEEK stream
+ * 0 is open by core 3 at token 4.  After a failure nothing changed: no
+ * stream was created (the next create gets id 2, and OPEN of id 2 says
+ * ENOENT), stream_resident_bytes is as before, the budget's charge is
+ * exactly the resident bytes (one page more fits, two do not), and
+ * stream 0's holder and cursor are as before (SEEK by 0 of its holder,
+ * OPEN when it has none); a success has its effect, exactly.  Closing the
+ * rank frees every stream.
+ */
+#define ST_DATA_LEN	(3 * PAGE + 100)	/* the armed create's data */
+#define ST_TOKEN	64
+
+struct sctx {
+	int fd;
+	uint8_t data[ST_DATA_LEN];
+	struct dpusim_stream_create made;	/* the armed create's answer */
+	long long res, res_m, res_w;		/* resident bytes before the call */
+};
+
+struct stream_path {
+	int (*prepare)(struct sctx *s);		/* injection off: 0 or -1 */
+	int (*call)(struct sctx *s);		/* armed: 0 or -1 with errno */
+	/* injection off: checks after the call (@r its result) */
+	void (*check)(struct __test_metadata *_metadata, struct sctx *s, int r,
+		      unsigned int n);
+};
+
+static int s_create(struct sctx *s, uint64_t size, uint32_t token,
+		    const void *data, struct dpusim_stream_create *out)
+{
+	struct dpusim_stream_create c = {
+		.size = sizeof(c), .stream_size = size, .token_size = token,
+		.data = (uintptr_t)data,
+	};
+	int r = ioctl(s->fd, DPUSIM_IOCTL_STREAM_CREATE, &c);
+
+	if (out)
+		*out = c;
+	return r;
+}
+
+static int s_cmd(struct sctx *s, unsigned long cmd, uint32_t id, uint32_t core,
+		 int32_t delta, struct dpusim_stream_cmd *out)
+{
+	struct dpusim_stream_cmd c = {
+		.size = sizeof(c), .id = id, .core = core, .delta = delta,
+	};
+	int r = ioctl(s->fd, cmd, &c);
+
+	if (out)
+		*out = c;
+	return r;
+}
+
+/* Streams 0 (data, 7 tokens) and 1 (empty). */
+static int sp_two(struct sctx *s)
+{
+	return s_create(s, 100, 16, s->data, NULL) ||
+	       s_create(s, 4096, 16, NULL, NULL);
+}
+
+/* ... and stream 0 open by core 3, its cursor on token 4. */
+static int sp_held(struct sctx *s)
+{
+	return sp_two(s) ||
+	       s_cmd(s, DPUSIM_IOCTL_STREAM_OPEN, 0, 3, 0, NULL) ||
+	       s_cmd(s, DPUSIM_IOCTL_STREAM_SEEK, 0, 3, 4, NULL);
+}
+
+static int so_create_data(struct sctx *s)
+{
+	return s_create(s, ST_DATA_LEN, ST_TOKEN, s->data, &s->made);
+}
+
+static int so_create_empty(struct sctx *s)
+{
+	return s_create(s, 1 << 20, 16, NULL, &s->made);
+}
+
+static int so_open(struct sctx *s)
+{
+	return s_cmd(s, DPUSIM_IOCTL_STREAM_OPEN, 0, 5, 0, NULL);
+}
+
+static int so_close(struct sctx *s)
+{
+	return s_cmd(s, DPUSIM_IOCTL_STREAM_CLOSE, 0, 3, 0, NULL);
+}
+
+static int so_seek(struct sctx *s)
+{
+	return s_cmd(s, DPUSIM_IOCTL_STREAM_SEEK, 0, 3, 2, NULL);
+}
+
+/*
+ * The budget's charge is exactly what is resident (all ranks: MRAM, WRAM,
+ * streams, with the token tables of empty ones): with the budget set to
+ * that plus a page, one stream of 64 bytes of data (a page, no table) is
+ * created and a second one is refused.
+ */
+static void st_budget_exact(struct __test_metadata *_metadata, struct sctx *s,
+			    unsigned int n)
+{
+	static const uint8_t probe_data[64] = { 1, 2, 3 };
+	static const char *const attr[] = {
+		"mram_resident_bytes", "wram_resident_bytes",
+		"stream_resident_bytes",
+	};
+	long long limit = mram_budget_read(), used = 0, v;
+	char path[64];
+	int r1, r2, e1, e2, rk, i;
+
+	ASSERT_LT(0, limit) TH_LOG("mram_budget");
+	for (rk = 0; rk < 64; rk++) {
+		snprintf(path, sizeof(path), "/sys/class/dpusim/rank%d", rk);
+		if (access(path, F_OK))
+			break;
+		for (i = 0; i < 3; i++)
+			if ((v = sysfs_rank_attr(rk, attr[i])) > 0)
+				used += v;
+	}
+	ASSERT_EQ(0, mram_budget_write(used + PAGE));
+	r1 = s_create(s, 64, 16, probe_data, NULL);
+	e1 = errno;
+	r2 = s_create(s, 64, 16, probe_data, NULL);
+	e2 = errno;
+	ASSERT_EQ(0, mram_budget_write(limit));
+	EXPECT_EQ(0, r1) TH_LOG("n=%u: a stream of a page within the budget: %s (a charge left behind)",
+				n, strerror(e1));
+	EXPECT_EQ(-1, r2) TH_LOG("n=%u: a stream past the budget was created (a charge given back twice)",
+				 n);
+	if (r2)
+		EXPECT_EQ(ENOSPC, e2) TH_LOG("n=%u", n);
+}
+
+/*
+ * Stream 0: with @holder >= 0, open by that core at token @cursor (its
+ * holder's SEEK by 0 says so, another core's OPEN is EBUSY); else open by
+ * nobody (the core @holder_was, if >= 0, cannot SEEK it; OPEN works, and
+ * is closed again).
+ */
+static void st_stream0_is(struct __test_metadata *_metadata, struct sctx *s,
+			  int holder, uint32_t cursor, int holder_was,
+			  unsigned int n, const char *what)
+{
+	struct dpusim_stream_cmd o;
+	int r;
+
+	if (holder >= 0) {
+		r = s_cmd(s, DPUSIM_IOCTL_STREAM_SEEK, 0, holder, 0, &o);
+		EXPECT_EQ(0, r) TH_LOG("n=%u %s: stream 0 is not open by core %d: %s",
+				       n, what, holder, strerror(errno));
+		if (!r) {
+			EXPECT_EQ(cursor, o.cursor) TH_LOG("n=%u %s: the cursor", n, what);
+			EXPECT_EQ(cursor < 6 ? 16 : cursor == 6 ? 4 : 0, o.token)
+				TH_LOG("n=%u %s", n, what);
+			EXPECT_EQ(7, o.nr_tokens) TH_LOG("n=%u %s", n, what);
+			EXPECT_EQ(cursor < 7 ? 24 * cursor : 156, o.offset)
+				TH_LOG("n=%u %s", n, what);
+			EXPECT_EQ(!cursor ? 0 : cursor < 7 ? 16 : 4, o.prev)
+				TH_LOG("n=%u %s", n, what);
+		}
+		r = s_cmd(s, DPUSIM_IOCTL_STREAM_OPEN, 0, 7, 0, NULL);
+		EXPECT_EQ(-1, r) TH_LOG("n=%u %s: stream 0 opens by core 7", n, what);
+		if (r)
+			EXPECT_EQ(EBUSY, errno) TH_LOG("n=%u %s", n, what);
+		return;
+	}
+	if (holder_was >= 0) {
+		r = s_cmd(s, DPUSIM_IOCTL_STREAM_SEEK, 0, holder_was, 0, &o);
+		EXPECT_EQ(-1, r) TH_LOG("n=%u %s: stream 0 is open by core %d (cursor %u)",
+					n, what, holder_was, o.cursor);
+		if (r)
+			EXPECT_EQ(EINVAL, errno) TH_LOG("n=%u %s", n, what);
+	}
+	r = s_cmd(s, DPUSIM_IOCTL_STREAM_OPEN, 0, 7, 0, &o);
+	EXPECT_EQ(0, r) TH_LOG("n=%u %s: stream 0 should be open by nobody: OPEN: %s",
+			       n, what, strerror(errno));
+	if (!r) {
+		EXPECT_EQ(0, o.cursor) TH_LOG("n=%u %s", n, what);
+		EXPECT_EQ(0, s_cmd(s, DPUSIM_IOCTL_STREAM_CLOSE, 0, 7, 0, NULL))
+			TH_LOG("n=%u %s: %s", n, what, strerror(errno));
+	}
+}
+
+static void sc_create(struct __test_metadata *_metadata, struct sctx *s, int r,
+		      unsigned int n, bool down)
+{
+	struct dpusim_stream_create c;
+	long long res = sysfs_rank_attr(RANK, "stream_resident_bytes");
+	uint64_t mem, tokens;
+
+	if (down) {
+		tokens = (ST_DATA_LEN + ST_TOKEN - 1) / ST_TOKEN;
+		mem = ST_DATA_LEN + (tokens + 1) * 8;
+	} else {
+		tokens = 0;
+		mem = (1 << 20) + ((1 << 20) / 8 + 1) * 8;
+	}
+	if (r) {
+		EXPECT_EQ(s->res, res) TH_LOG("n=%u: stream_resident_bytes after a failed create", n);
+		EXPECT_EQ(-1, s_cmd(s, DPUSIM_IOCTL_STREAM_OPEN, 2, 0, 0, NULL))
+			TH_LOG("n=%u: the failed create left stream 2 behind", n);
+		EXPECT_EQ(ENOENT, errno) TH_LOG("n=%u", n);
+		st_budget_exact(_metadata, s, n);	/* creates stream 2, 3 maybe */
+		/* the numbering went on as if the call never was */
+		ASSERT_EQ(0, s_create(s, 64, 16, s->data, &c)) TH_LOG("n=%u: %s", n,
+								     strerror(errno));
+		EXPECT_EQ(3, c.id) TH_LOG("n=%u: the next ids", n);
+	} else {
+		EXPECT_EQ(2, s->made.id) TH_LOG("n=%u", n);
+		EXPECT_EQ(tokens, s->made.nr_tokens) TH_LOG("n=%u", n);
+		EXPECT_EQ(mem, s->made.mem_size) TH_LOG("n=%u", n);
+		/* an empty one: a page, and its token tables (12 bytes a token) */
+		EXPECT_EQ(s->res + (long long)(down ? (mem + PAGE - 1) / PAGE * PAGE :
+					       PAGE + (((1 << 20) / 8 + 1) * 12 + PAGE - 1) /
+						      PAGE * PAGE),
+			  res) TH_LOG("n=%u: stream_resident_bytes", n);
+		EXPECT_EQ(0, s_cmd(s, DPUSIM_IOCTL_STREAM_OPEN, 2, 0, 0, NULL))
+			TH_LOG("n=%u: OPEN of the new stream: %s", n, strerror(errno));
+		st_budget_exact(_metadata, s, n);
+		ASSERT_EQ(0, s_create(s, 64, 16, s->data, &c)) TH_LOG("n=%u: %s", n,
+								     strerror(errno));
+		EXPECT_EQ(4, c.id) TH_LOG("n=%u: the next ids", n);
+	}
+	st_stream0_is(_metadata, s, -1, 0, -1, n, "after a create");
+}
+
+static void sc_create_data(struct __test_metadata *_metadata, struct sctx *s,
+			   int r, unsigned int n)
+{
+	sc_create(_metadata, s, r, n, true);
+}
+
+static void sc_create_empty(struct __test_metadata *_metadata, struct sctx *s,
+			    int r, unsigned int n)
+{
+	sc_create(_metadata, s, r, n, false);
+}
+
+static void sc_open(struct __test_metadata *_metadata, struct sctx *s, int r,
+		    unsigned int n)
+{
+	if (r)
+		st_stream0_is(_metadata, s, -1, 0, 5, n, "after a failed OPEN");
+	else
+		st_stream0_is(_metadata, s, 5, 0, -1, n, "after OPEN");
+}
+
+static void sc_close(struct __test_metadata *_metadata, struct sctx *s, int r,
+		     unsigned int n)
+{
+	if (r)
+		st_stream0_is(_metadata, s, 3, 4, -1, n, "after a failed CLOSE");
+	else
+		st_stream0_is(_metadata, s, -1, 0, 3, n, "after CLOSE");
+}
+
+static void sc_seek(struct __test_metadata *_metadata, struct sctx *s, int r,
+		    unsigned int n)
+{
+	st_stream0_is(_metadata, s, 3, r ? 4 : 6, -1, n,
+		      r ? "after a failed SEEK" : "after SEEK");
+}
+
+static unsigned int stream_sweep(struct __test_metadata *_metadata,
+				 const struct stream_path *p)
+{
+	unsigned int fired = 0;
+	struct sctx *s = calloc(1, sizeof(*s));
+	struct nth nth;
+	size_t i;
+	int r, err, f;
+
+	ASSERT_NE(NULL, s);
+	for (i = 0; i < sizeof(s->data); i++)
+		s->data[i] = i * 13 + 5;
+	nth_open(_metadata, &nth);
+	for (nth.n = 0; nth.n <= MAX_NTH; nth.n++) {
+		s->fd = open(NODE, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, s->fd) TH_LOG("n=%u: open: %s", nth.n, strerror(errno));
+		ASSERT_EQ(0, p->prepare(s)) TH_LOG("n=%u: prepare: %s", nth.n,
+						    strerror(errno));
+		memset(&s->made, 0, sizeof(s->made));
+		s->res = sysfs_rank_attr(RANK, "stream_resident_bytes");
+		s->res_m = sysfs_rank_attr(RANK, "mram_resident_bytes");
+		s->res_w = sysfs_rank_attr(RANK, "wram_resident_bytes");
+		nth_arm(_metadata, &nth);
+		r = p->call(s);
+		err = errno;
+		f = nth_disarm(_metadata, &nth);
+		if (r)
+			EXPECT_TRUE(nth.n && clean_errno(err))
+				TH_LOG("n=%u: errno %d (%s), not one an injected fault may give",
+				       nth.n, err, strerror(err));
+		if (!nth.n)
+			ASSERT_EQ(0, r) TH_LOG("the uninjected run failed: %s",
+					       strerror(err));
+		if (nth.n && !f)
+			EXPECT_EQ(0, r) TH_LOG("n=%u: failed (%s) without the fault",
+					       nth.n, strerror(err));
+		p->check(_metadata, s, r, nth.n);
+		EXPECT_EQ(s->res_m, sysfs_rank_attr(RANK, "mram_resident_bytes"))
+			TH_LOG("n=%u", nth.n);
+		EXPECT_EQ(s->res_w, sysfs_rank_attr(RANK, "wram_resident_bytes"))
+			TH_LOG("n=%u", nth.n);
+		EXPECT_EQ(0, close(s->fd));
+		/* the streams go with the ownership */
+		EXPECT_EQ(0, sysfs_rank_attr(RANK, "is_owned")) TH_LOG("n=%u", nth.n);
+		EXPECT_EQ(0, sysfs_rank_attr(RANK, "stream_resident_bytes"))
+			TH_LOG("n=%u: streams left after the close", nth.n);
+		if (_metadata->exit_code == KSFT_FAIL && nth.n > 3)
+			break;
+		if (nth.n && !f)
+			break;
+		fired += f;
+	}
+	EXPECT_GE(MAX_NTH, nth.n);
+	close(nth.fd);
+	free(s);
+	return fired;
+}
+
+#define STREAM_SWEEP(name, prep, callfn, checkfn)			\
+TEST_F_TIMEOUT(fail_nth, name, SWEEP_TIMEOUT)				\
+{									\
+	static const struct stream_path p = {				\
+		.prepare = prep, .call = callfn, .check = checkfn,	\
+	};								\
+	unsigned int n = stream_sweep(_metadata, &p);			\
+									\
+	ksft_print_msg("%s: %u fault sites swept (n = 1..%u)\n",	\
+		       #name, n, n + 1);				\
+	EXPECT_LT(0, n) TH_LOG("no fault site at all");			\
+}
+
+/* DPUSIM_IOCTL_STREAM_CREATE: 3 pages + 100 bytes of data, tokens of 64 */
+STREAM_SWEEP(stream_create_data, sp_two, so_create_data, sc_create_data)
+/* DPUSIM_IOCTL_STREAM_CREATE: an empty stream of 1 MiB */
+STREAM_SWEEP(stream_create_empty, sp_two, so_create_empty, sc_create_empty)
+/* DPUSIM_IOCTL_STREAM_OPEN of a free stream */
+STREAM_SWEEP(stream_open, sp_two, so_open, sc_open)
+/* DPUSIM_IOCTL_STREAM_CLOSE by the core that has it open */
+STREAM_SWEEP(stream_close, sp_held, so_close, sc_close)
+/* DPUSIM_IOCTL_STREAM_SEEK by 2 tokens */
+STREAM_SWEEP(stream_seek, sp_held, so_seek, sc_seek)
 
 /* ----------------------------------------------- /dev/dpusim/tm paths */
 

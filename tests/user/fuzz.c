@@ -29,16 +29,29 @@
  *    destination is refilled before each FROM_DPU call and no byte outside
  *    the blocks may change (none at all if the call failed); the areas are
  *    read back and compared every VERIFY_EVERY calls.
+ *  - streams (DPUSIM_IOCTL_STREAM_*): the model knows every stream it
+ *    created (its shape, the core that has it open, its cursor); ids come
+ *    in creation order, DPUSIM_STREAM_MAX of them at most; every out field
+ *    is checked, a failed call changes nothing (checked with helper
+ *    OPEN/SEEK calls, and stream_resident_bytes in the exact phases); with
+ *    several threads or processes each one moves only the streams it
+ *    created (the others' only with defects that fail before the stream
+ *    is looked at), so the model of each stream stays exact; a new
+ *    stream of data is read back through a mapping of it
+ *    (DPUSIM_MMAP_STREAM), and rank-mmap maps streams too; a race phase
+ *    checks that a STREAM_CREATE failing with EFAULT never exposes its
+ *    stream (OPEN, mmap) to the owner's other threads;
  *  - phases with several threads (and signals), the fd shared across fork,
  *    a thread munmap()ing block memory, the fd closed or the process
  *    exiting with calls in flight check errnos and host guards exactly,
  *    and the model for the DPUs they never write; after a close or an exit
- *    the reopened rank must read all zeros.
+ *    the reopened rank must read all zeros and have no stream left.
  *
  * Environment: DPUSIM_FUZZ_SEED (default: time), DPUSIM_FUZZ_SECONDS
  * (default 20, split over the phases), DPUSIM_FUZZ_CALLS (at least that
  * many calls in total; the last phase runs until reached).
  */
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -117,7 +130,7 @@ static void es_fmt(const eset *s, char *buf, size_t n)
 
 /* ---------------------------------------------------- shared statistics */
 
-#define NOPS 25	/* 4 of the rank, 16 of /dev/dpusim/tm, 5 DPU programs */
+#define NOPS 29	/* 4 of the rank, 16 of /dev/dpusim/tm, 5 DPU programs, 4 streams */
 #define FIRST_PROG_OP 20
 
 struct fz_stats {
@@ -260,6 +273,19 @@ static uint64_t readable_len(const struct regions *rs, uint64_t addr,
 
 /* ---------------------------------------------------------------- model */
 
+/*
+ * A stream the model knows exists.  @owner is the ctx (sid) that created
+ * it and is the only one to move it (OPEN, CLOSE, SEEK); 0: no stream
+ * known with that id.  Written by the owner only; others read @owner.
+ */
+struct mstream {
+	int owner;
+	bool down;		/* made of data (else empty, for results) */
+	int32_t core;		/* the core that has it open, or -1 */
+	uint32_t cursor, nr_tokens, token_size;
+	uint64_t data_size, mem_size;
+};
+
 struct model {
 	int rank, fd;
 	uint32_t nr_dpus, wram;
@@ -269,6 +295,10 @@ struct model {
 	uint64_t ma, wa, per_dpu;	/* area sizes, shadow bytes per DPU */
 	bool zero_ok;		/* memory outside the areas reads zero */
 	uint8_t *shadow;	/* per DPU: MRAM area 0, area 1, WRAM */
+	/* streams, by id; exact phases: ids 0 .. nst - 1 exist, nothing else */
+	struct mstream st[DPUSIM_STREAM_MAX];
+	uint32_t nst;
+	uint64_t st_res;	/* exact: stream_resident_bytes */
 };
 
 static int track_idx(const struct model *m, uint32_t dpu)
@@ -363,6 +393,7 @@ struct ctx {
 	bool stop_on_ebadf, saw_ebadf;
 	bool ro_shared;		/* the memfd views are shared with a fork */
 	bool tm_mode;		/* pick the ops of /dev/dpusim/tm */
+	int sid;		/* owner of the streams this ctx creates */
 	int async_pct;
 	uint64_t calls, nviol;
 	struct dpusim_xfer_dpu dv[MAXD + 8];
@@ -372,6 +403,11 @@ struct ctx {
 
 static uint8_t *g_src;		/* SRC_LEN constant random bytes */
 static uint8_t *g_flap;		/* FLAP_LEN, remapped by the racer */
+static uint8_t *g_zero;		/* ZERO_LEN read-only, never touched here */
+static int g_sid;		/* stream owners handed out */
+
+/* Room for the data of the largest stream and more (costs nothing). */
+#define ZERO_LEN	(DPUSIM_STREAM_MAX_BYTES + (64UL << 20))
 
 /* Reserve @len + 2 guard pages, return the middle, mapped with @prot. */
 static uint8_t *map_guarded(size_t len, int prot)
@@ -394,7 +430,8 @@ static int globals_init(void)
 	if (g_src)
 		return 0;
 	g_src = map_guarded(SRC_LEN, PROT_READ | PROT_WRITE);
-	if (!g_src)
+	g_zero = map_guarded(ZERO_LEN, PROT_READ);
+	if (!g_src || !g_zero)
 		return -1;
 	for (i = 0; i < SRC_LEN; i += 8) {
 		uint64_t v = rnd(&r);
@@ -417,6 +454,7 @@ static int ctx_init(struct ctx *c, struct model *m, int fd, uint64_t seed,
 	c->fd = fd;
 	c->phase = phase;
 	c->async_pct = 15;
+	c->sid = __atomic_add_fetch(&g_sid, 1, __ATOMIC_RELAXED);
 	if (globals_init())
 		return -1;
 	c->desc = map_guarded(DESC_LEN, PROT_READ | PROT_WRITE);
@@ -446,6 +484,7 @@ static int ctx_init(struct ctx *c, struct model *m, int fd, uint64_t seed,
 	reg_add(&c->rs, c->dst, DST_LEN, P_R | P_W);
 	reg_add(&c->rs, c->ro, RO_LEN, P_R);
 	reg_add(&c->rs, g_src, SRC_LEN, P_R);	/* never a FROM target */
+	reg_add(&c->rs, g_zero, ZERO_LEN, P_R);	/* stream data only */
 	if (g_flap)
 		reg_add(&c->rs, g_flap, FLAP_LEN, P_R | P_W | P_FLAKY);
 	return 0;
@@ -488,6 +527,8 @@ struct fz_call {
 	/* tag matching: the context, the wr list, an mmap's arguments */
 	int tctx, tm_q, tm_mflags, tm_mprot;
 	bool tm_ovf;		/* an overrun pending: reported by this call */
+	bool st_map;		/* rank-mmap of stream st_id */
+	uint32_t st_id;
 	uint64_t wgen;		/* ST->wgen + ST->wopen before the call */
 	uint32_t tm_nw;
 	uint64_t tm_wrs, tm_mlen, tm_moff;
@@ -507,6 +548,8 @@ struct fz_call {
 		struct dpusim_tm_create_qp tqp;
 		struct dpusim_tm_connect tcon;
 		struct dpusim_tm_post tp;
+		struct dpusim_stream_create sc;
+		struct dpusim_stream_cmd scmd;
 	} f;
 	uint8_t img[8192 + 64];	/* the struct as written, tail included */
 };
@@ -882,8 +925,8 @@ static void gen_xfer(struct ctx *c, struct fz_call *k)
 	x.flags = rn(&c->rng, 8);
 	if (chance(&c->rng, c->async_pct))
 		x.flags |= DPUSIM_XFER_ASYNC;
-	if (chance(&c->rng, 3))
-		x.flags |= 1u << (4 + rn(&c->rng, 28));
+	if (chance(&c->rng, 3))	/* bit 4: DPUSIM_XFER_STREAM (in the works) */
+		x.flags |= 1u << (5 + rn(&c->rng, 27));
 	from = x.flags & DPUSIM_XFER_FROM_DPU;
 	nlc = x.flags & DPUSIM_XFER_NO_LENGTH_CHECK;
 	gen_offset_length(c, &x);
@@ -1379,7 +1422,11 @@ static void gen_unknown(struct ctx *c, struct fz_call *k)
 	} while (k->cmd == DPUSIM_IOCTL_RANK_INFO || k->cmd == DPUSIM_IOCTL_XFER ||
 		 k->cmd == DPUSIM_IOCTL_SYNC || k->cmd == DPUSIM_IOCTL_LAUNCH ||
 		 k->cmd == DPUSIM_IOCTL_DPU_STATUS ||
-		 k->cmd == DPUSIM_IOCTL_WORKER_OPEN);
+		 k->cmd == DPUSIM_IOCTL_WORKER_OPEN ||
+		 k->cmd == DPUSIM_IOCTL_STREAM_CREATE ||
+		 k->cmd == DPUSIM_IOCTL_STREAM_OPEN ||
+		 k->cmd == DPUSIM_IOCTL_STREAM_CLOSE ||
+		 k->cmd == DPUSIM_IOCTL_STREAM_SEEK);
 	k->arg = chance(&c->rng, 50) ? c->desc : NULL;
 	k->place = k->arg ? PL_RW : PL_NULL;
 }
@@ -3275,6 +3322,718 @@ out:
 	__atomic_add_fetch(&ST->wgen, 1, __ATOMIC_SEQ_CST);
 }
 
+/* ------------------------------------------------ DPUSIM_IOCTL_STREAM_* */
+
+/*
+ * Streams.  The model (struct mstream) follows every stream its ctx
+ * created: the shape the kernel's dpusim_stream_layout() gives, the core
+ * that has it open and its cursor.  In the exact phases it knows every
+ * stream of the rank: ids 0 .. nst - 1, stream_resident_bytes; a
+ * well-formed STREAM_CREATE gets id nst, and fails with ENOSPC only once
+ * DPUSIM_STREAM_MAX exist (or for the budget).  With several threads (or
+ * forks) a ctx opens, closes and seeks only the streams it created, and
+ * names the others' only with a defect the kernel checks before it looks
+ * the stream up (flags, core, delta): each stream's model stays exact, and
+ * the ids a ctx is given must be ids nobody was given before.
+ */
+
+/* The kernel's dpusim_stream_layout(): 0, EINVAL or E2BIG. */
+static int stream_layout(uint64_t size, uint32_t token, bool down,
+			 uint32_t *nr_tokens, uint64_t *mem_size)
+{
+	uint64_t n;
+
+	if (!size || size > DPUSIM_STREAM_MAX_BYTES ||
+	    token < DPUSIM_STREAM_MIN_TOKEN)
+		return EINVAL;
+	n = (size + token - 1) / token;
+	if (down) {
+		if (n > DPUSIM_STREAM_MAX_TOKENS)
+			return E2BIG;
+		*nr_tokens = n;
+	} else {
+		*nr_tokens = 0;
+		n = (size + 7) / 8;
+		if (n > DPUSIM_STREAM_MAX_TOKENS)
+			n = DPUSIM_STREAM_MAX_TOKENS;
+	}
+	*mem_size = size + (n + 1) * DPUSIM_STREAM_HEADER;
+	return 0;
+}
+
+/*
+ * Bytes a new stream makes resident: all of one of data; a page of an
+ * empty one, and its token tables (a u64 offset and a u32 size for each of
+ * min(capacity / 8, DPUSIM_STREAM_MAX_TOKENS) + 1 tokens).
+ */
+static uint64_t stream_res(bool down, uint64_t mem_size, uint64_t data_size)
+{
+	uint64_t n = data_size / 8;
+
+	if (down)
+		return (mem_size + PAGE - 1) / PAGE * PAGE;
+	if (n > DPUSIM_STREAM_MAX_TOKENS)
+		n = DPUSIM_STREAM_MAX_TOKENS;
+	return PAGE + ((n + 1) * 12 + PAGE - 1) / PAGE * PAGE;
+}
+
+/* Size of token @i (0 at the end, and for an empty stream). */
+static uint32_t ms_token(const struct mstream *e, uint32_t i)
+{
+	if (!e->down || i >= e->nr_tokens)
+		return 0;
+	if (i + 1 < e->nr_tokens)
+		return e->token_size;
+	return e->data_size - (uint64_t)(e->nr_tokens - 1) * e->token_size;
+}
+
+/* Offset of the header of token @i (0 .. nr_tokens) in the memory. */
+static uint64_t ms_offset(const struct mstream *e, uint32_t i)
+{
+	if (!e->down)
+		return 0;	/* no token: its one header */
+	if (i < e->nr_tokens)
+		return (uint64_t)i * (e->token_size + DPUSIM_STREAM_HEADER);
+	return e->data_size + (uint64_t)i * DPUSIM_STREAM_HEADER;
+}
+
+/* The stream @id if this ctx may move it (exact: any known one), or NULL. */
+static struct mstream *ms_mine(struct ctx *c, uint32_t id)
+{
+	struct mstream *e;
+	int o;
+
+	if (id >= DPUSIM_STREAM_MAX)
+		return NULL;
+	e = &c->m->st[id];
+	o = __atomic_load_n(&e->owner, __ATOMIC_ACQUIRE);
+	return o && (o == c->sid || c->exact) ? e : NULL;
+}
+
+static bool ms_known(const struct model *m, uint32_t id)
+{
+	return id < DPUSIM_STREAM_MAX &&
+	       __atomic_load_n(&m->st[id].owner, __ATOMIC_ACQUIRE);
+}
+
+/* The rank was closed and opened again: no stream left. */
+static void ms_reset(struct model *m)
+{
+	memset(m->st, 0, sizeof(m->st));
+	m->nst = 0;
+	m->st_res = 0;
+}
+
+static const char *scmd_name(unsigned long cmd)
+{
+	return cmd == DPUSIM_IOCTL_STREAM_OPEN ? "OPEN" :
+	       cmd == DPUSIM_IOCTL_STREAM_CLOSE ? "CLOSE" : "SEEK";
+}
+
+/* A STREAM_OPEN/_CLOSE/_SEEK outside the oracle: 0 or the errno. */
+static int raw_scmd(int fd, unsigned long cmd, uint32_t id, uint32_t core,
+		    int32_t delta, struct dpusim_stream_cmd *out)
+{
+	struct dpusim_stream_cmd s;
+	int ret;
+
+	do {
+		s = (struct dpusim_stream_cmd){
+			.size = sizeof(s), .id = id, .core = core, .delta = delta,
+		};
+		st_add(&ST->helper_calls, 1);
+		ret = ioctl(fd, cmd, &s);
+	} while (ret && errno == EINTR);
+	if (out)
+		*out = s;
+	return ret ? errno : 0;
+}
+
+/* The out fields of a success on stream @e (its cursor already applied). */
+static bool scmd_out_ok(const struct mstream *e,
+			const struct dpusim_stream_cmd *o, char *why, size_t n)
+{
+	uint32_t c = e->cursor, prev = c ? ms_token(e, c - 1) : 0;
+
+	if (o->size == sizeof(*o) && o->cursor == c &&
+	    o->token == ms_token(e, c) && o->nr_tokens == e->nr_tokens &&
+	    o->mem_size == e->mem_size && o->offset == ms_offset(e, c) &&
+	    o->token_size == e->token_size && o->prev == prev)
+		return true;
+	snprintf(why, n, "out size %u cursor %u token %u nr_tokens %u mem_size %llu offset %llu token_size %u prev %u; model: cursor %u token %u nr_tokens %u mem_size %llu offset %llu token_size %u prev %u",
+		 o->size, o->cursor, o->token, o->nr_tokens,
+		 (unsigned long long)o->mem_size, (unsigned long long)o->offset,
+		 o->token_size, o->prev, c, ms_token(e, c), e->nr_tokens,
+		 (unsigned long long)e->mem_size,
+		 (unsigned long long)ms_offset(e, c), e->token_size, prev);
+	return false;
+}
+
+/*
+ * Check stream @id against the model with helper calls: a free one opens
+ * (its cursor on token 0; closed again at once), a held one answers a
+ * SEEK by 0 of its holder with the model's cursor.  On a mismatch, say
+ * what in @why and take the real state (holder, cursor) into the model.
+ * Returns 0 (as modelled), 1 (mismatch) or -1 (the fd is gone).
+ */
+static int stream_probe(struct ctx *c, uint32_t id, char *why, size_t n)
+{
+	struct mstream *e = &c->m->st[id];
+	uint32_t core = rn(&c->rng, c->m->nr_dpus), h;
+	struct dpusim_stream_cmd o;
+	int err;
+
+	if (e->core < 0) {
+		err = raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_OPEN, id, core, 0, &o);
+		if (!err) {
+			e->cursor = 0;
+			if (!scmd_out_ok(e, &o, why, n)) {
+				raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_CLOSE, id, core, 0, NULL);
+				return 1;
+			}
+			err = raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_CLOSE, id, core, 0, NULL);
+			if (!err)
+				return 0;
+			if (err == EBADF)
+				return -1;
+			snprintf(why, n, "stream %u: CLOSE by core %u right after its OPEN: %s",
+				 id, core, ename(err));
+		} else if (err == EBADF) {
+			return -1;
+		} else {
+			snprintf(why, n, "stream %u: OPEN by core %u: %s, the model says nobody has it open",
+				 id, core, ename(err));
+		}
+	} else {
+		err = raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_SEEK, id, e->core, 0, &o);
+		if (!err) {
+			if (scmd_out_ok(e, &o, why, n))
+				return 0;
+			e->cursor = o.cursor;
+			return 1;
+		}
+		if (err == EBADF)
+			return -1;
+		snprintf(why, n, "stream %u: SEEK by 0 by core %d: %s, the model says core %d has it open at token %u",
+			 id, e->core, ename(err), e->core, e->cursor);
+	}
+	/* find the real state */
+	e->core = -1;
+	e->cursor = 0;
+	if (!raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_OPEN, id, 0, 0, NULL)) {
+		raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_CLOSE, id, 0, 0, NULL);
+		return 1;
+	}
+	for (h = 0; h < c->m->nr_dpus; h++)
+		if (!raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_SEEK, id, h, 0, &o)) {
+			e->core = h;
+			e->cursor = o.cursor;
+			break;
+		}
+	return 1;
+}
+
+/*
+ * Exact phases: nothing but the known streams exists (the next id is
+ * free) and stream_resident_bytes is theirs.  Returns mismatches, said in
+ * @why (the last one).
+ */
+static int streams_nothing_else(struct ctx *c, char *why, size_t n)
+{
+	struct model *m = c->m;
+	long long res = sysfs_rank_attr(m->rank, "stream_resident_bytes");
+	int err, bad = 0;
+
+	if (res >= 0 && (uint64_t)res != m->st_res) {
+		snprintf(why, n, "stream_resident_bytes %lld, the model's streams make %llu",
+			 res, (unsigned long long)m->st_res);
+		m->st_res = res;
+		bad++;
+	}
+	if (m->nst < DPUSIM_STREAM_MAX) {
+		err = raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_OPEN, m->nst, 0, 0, NULL);
+		if (err == EBADF)
+			return bad;
+		if (err != ENOENT) {
+			snprintf(why, n, "stream %u (the next id) exists: OPEN %s", m->nst,
+				 ename(err));
+			if (!err)
+				raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_CLOSE, m->nst, 0, 0, NULL);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* Every known stream as modelled, and (exact) nothing else; mismatches. */
+static int streams_verify(struct ctx *c, const char *when)
+{
+	char why[320];
+	uint32_t id;
+	int bad = 0, r;
+
+	for (id = 0; id < DPUSIM_STREAM_MAX; id++) {
+		if (!ms_known(c->m, id))
+			continue;
+		r = stream_probe(c, id, why, sizeof(why));
+		if (r < 0)
+			return bad;
+		if (r) {
+			msg("VIOLATION [%s seed=%llu] %s", when,
+			    (unsigned long long)g_seed, why);
+			bad++;
+		}
+	}
+	if (c->exact && streams_nothing_else(c, why, sizeof(why))) {
+		msg("VIOLATION [%s seed=%llu] %s", when, (unsigned long long)g_seed,
+		    why);
+		bad++;
+	}
+	if (bad)
+		st_add(&ST->violations, bad);
+	return bad;
+}
+
+/* A freshly opened rank has no stream: none resident, id 0 free. */
+static int streams_none(int fd, int rank, const char *when)
+{
+	long long res = sysfs_rank_attr(rank, "stream_resident_bytes");
+	int err = raw_scmd(fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 0, 0, NULL), bad = 0;
+
+	if (res > 0) {
+		msg("VIOLATION [%s] reopened rank%d: stream_resident_bytes %lld",
+		    when, rank, res);
+		bad++;
+	}
+	if (err != ENOENT) {
+		msg("VIOLATION [%s] reopened rank%d: OPEN of stream 0: %s, not ENOENT",
+		    when, rank, ename(err));
+		bad++;
+	}
+	if (bad)
+		st_add(&ST->violations, bad);
+	return bad;
+}
+
+/* Bytes of the module's budget resident nowhere (all ranks), or -1. */
+static long long budget_room(void)
+{
+	static const char *const attr[] = {
+		"mram_resident_bytes", "wram_resident_bytes",
+		"stream_resident_bytes",
+	};
+	long long limit = mram_budget_read(), used = 0, v;
+	unsigned int r, i;
+
+	if (limit < 0)
+		return -1;
+	for (r = 0; r < 64 && sysfs_rank_attr(r, "nr_dpus") > 0; r++)
+		for (i = 0; i < 3; i++)
+			if ((v = sysfs_rank_attr(r, attr[i])) > 0)
+				used += v;
+	return limit - used;
+}
+
+/* Data for a stream of @len bytes: readable, flaky or bad. */
+static uint64_t stream_data(struct ctx *c, uint64_t len)
+{
+	unsigned int r = rn(&c->rng, 100);
+	uint64_t k;
+
+	if (c->flap_on && r < 15 && len <= FLAP_LEN)
+		return (uintptr_t)g_flap + rn(&c->rng, FLAP_LEN - len + 1);
+	if (r < 80 && len <= SRC_LEN)
+		return (uintptr_t)g_src + rn(&c->rng, SRC_LEN - len + 1);
+	if (r < 88 && len <= RO_CONST)
+		return (uintptr_t)c->ro + rn(&c->rng, RO_CONST - len + 1);
+	if (r < 92 && len <= ZERO_LEN)
+		return (uintptr_t)g_zero + PAGE * rn(&c->rng, (ZERO_LEN - len) / PAGE + 1);
+	switch (rn(&c->rng, 5)) {	/* bad */
+	case 0:
+		return (uintptr_t)c->none + rn(&c->rng, PAGE);
+	case 1:
+		return KADDR + rn(&c->rng, 1 << 20);
+	case 2:
+		return NONCANON + rn(&c->rng, 1 << 20);
+	case 3:		/* straddles into the guard page after the source */
+		k = len > 1 ? 1 + rn(&c->rng, len - 1 < SRC_LEN ? len - 1 : SRC_LEN) : 0;
+		if (k)
+			return (uintptr_t)g_src + SRC_LEN - k;
+		/* fall through */
+	default:
+		return ~0ULL - rn(&c->rng, 64);	/* wraps */
+	}
+}
+
+static uint32_t stream_token_size(struct ctx *c)
+{
+	static const uint32_t t[] = {
+		16, 16, 17, 24, 32, 48, 64, 100, 128, 256, 1000, 4096, 65536,
+		1u << 20, 0x7fffffffu, 0xffffffffu,
+	};
+
+	return chance(&c->rng, 80) ? t[rn(&c->rng, 16)] :
+	       DPUSIM_STREAM_MIN_TOKEN + rn(&c->rng, 600);
+}
+
+static void gen_stream_create(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_stream_create s = { .size = sizeof(s) };
+	bool down = chance(&c->rng, 65);
+	unsigned int r = rn(&c->rng, 100);
+
+	s.token_size = stream_token_size(c);
+	if (down)	/* the kernel copies it all, and keeps it resident */
+		s.stream_size = r < 50 ? 1 + rn(&c->rng, 512) :
+				r < 85 ? 1 + rn(&c->rng, 8192) :
+				1 + rn(&c->rng, SRC_LEN);
+	else		/* one page resident, whatever the capacity */
+		s.stream_size = r < 60 ? 1 + rn(&c->rng, 8192) :
+				r < 90 ? 1 + rn(&c->rng, 1 << 20) :
+				r < 96 ? 1 + rn(&c->rng, DPUSIM_STREAM_MAX_BYTES) :
+				DPUSIM_STREAM_MAX_BYTES;
+	switch (rn(&c->rng, 24)) {
+	case 0: s.flags = 1u << rn(&c->rng, 32); break;
+	case 1: s.__reserved = 1 + rn(&c->rng, 0xfffffffe); break;
+	case 2: s.token_size = rn(&c->rng, DPUSIM_STREAM_MIN_TOKEN); break;
+	case 3: s.stream_size = 0; break;
+	case 4:
+		s.stream_size = chance(&c->rng, 50) ?
+				DPUSIM_STREAM_MAX_BYTES + 1 + rn(&c->rng, 1 << 20) :
+				chance(&c->rng, 50) ? ~0ULL : 1ULL << 63;
+		break;
+	case 5:	/* more than DPUSIM_STREAM_MAX_TOKENS tokens */
+		s.token_size = DPUSIM_STREAM_MIN_TOKEN + rn(&c->rng, 64);
+		s.stream_size = (uint64_t)s.token_size * DPUSIM_STREAM_MAX_TOKENS +
+				1 + rn(&c->rng, 100 * (uint64_t)s.token_size);
+		down = !chance(&c->rng, 10);	/* empty: no limit of tokens */
+		break;
+	case 6:	/* out fields: garbage in */
+		s.id = rnd(&c->rng);
+		s.mem_size = rnd(&c->rng);
+		s.nr_tokens = rnd(&c->rng);
+		break;
+	default: break;
+	}
+	if (down)
+		s.data = stream_data(c, s.stream_size);
+	place_struct(c, k, &s);
+}
+
+/*
+ * The memory of a new stream of data, through a mapping of the rank file
+ * at DPUSIM_MMAP_STREAM(@id): EBSP's format, the data copied at creation
+ * (@data: bytes nobody changes).  Every page of it is resident: reading
+ * allocates nothing.  Returns NULL or what differs.
+ */
+static const char *stream_format_check(struct ctx *c, uint32_t id,
+				       const struct mstream *e,
+				       const uint8_t *data, char *why, size_t n)
+{
+	const uint8_t *p = mmap(NULL, e->mem_size, PROT_READ, MAP_SHARED, c->fd,
+				DPUSIM_MMAP_STREAM(id));
+	uint32_t i, h[2], prev = 0, size;
+	uint64_t off;
+
+	if (p == MAP_FAILED) {
+		if (errno == EBADF && c->may_ebadf)
+			return NULL;
+		snprintf(why, n, "mmap of stream %u (%llu bytes): %s", id,
+			 (unsigned long long)e->mem_size, ename(errno));
+		return why;
+	}
+	why[0] = 0;
+	for (i = 0; i <= e->nr_tokens && !why[0]; i++) {
+		size = ms_token(e, i);
+		off = ms_offset(e, i);
+		memcpy(h, p + off, sizeof(h));
+		if (h[0] != prev || h[1] != size)
+			snprintf(why, n, "stream %u: header of token %u at %llu is %u, %u; want %u, %u",
+				 id, i, (unsigned long long)off, h[0], h[1], prev, size);
+		else if (size && memcmp(p + off + DPUSIM_STREAM_HEADER, data, size))
+			snprintf(why, n, "stream %u: the data of token %u (at %llu) is not what it was made of",
+				 id, i, (unsigned long long)off + DPUSIM_STREAM_HEADER);
+		data += size;
+		prev = size;
+	}
+	munmap((void *)p, e->mem_size);
+	return why[0] ? why : NULL;
+}
+
+/* The struct's answer cannot be written back: EFAULT. */
+static bool answer_unwritable(struct ctx *c, struct fz_call *k, size_t ks)
+{
+	size_t n = k->size < ks ? k->size : ks;
+
+	return range_check(&c->rs, (uintptr_t)k->arg, n, true) != RC_OK;
+}
+
+static void predict_stream_create(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_stream_create *s = &k->f.sc;
+	uint32_t nt;
+	uint64_t ms;
+	int e, rc;
+
+	if (s->flags || s->__reserved)
+		es_add(&k->must, EINVAL);
+	e = stream_layout(s->stream_size, s->token_size, s->data, &nt, &ms);
+	if (e)
+		es_add(&k->must, e);
+	if (s->data && s->stream_size) {
+		rc = range_check(&c->rs, s->data, s->stream_size, false);
+		if (rc == RC_BAD)
+			es_add(&k->must, EFAULT);
+		else if (rc == RC_FLAKY)
+			es_add(&k->may, EFAULT);
+	}
+	if (answer_unwritable(c, k, sizeof(*s)))
+		es_add(&k->must, EFAULT);
+	if (c->exact && c->m->nst >= DPUSIM_STREAM_MAX)
+		es_add(&k->must, ENOSPC);
+	if (es_has(&k->must, EFAULT) || es_has(&k->may, EFAULT)) {
+		/* the memory is allocated before the data is read */
+		es_add(&k->may, ENOMEM);
+		es_add(&k->may, ENOSPC);
+	}
+	es_add(&k->amb, ENOMEM);
+	es_add(&k->amb, ENOSPC);	/* the budget; other ctxs' streams */
+}
+
+static void commit_stream_create(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_stream_create *s = &k->f.sc;
+	struct dpusim_stream_create out;
+	struct model *m = c->m;
+	struct mstream *e;
+	char why[320];
+	uint32_t nt = 0;
+	uint64_t ms = 0;
+
+	if (k->ret) {
+		commit_none(c, k);
+		if (c->exact && k->err != EBADF &&
+		    streams_nothing_else(c, why, sizeof(why)))
+			violation(c, k, "failed STREAM_CREATE (%s): %s",
+				  ename(k->err), why);
+		/* exact: ENOSPC under DPUSIM_STREAM_MAX is the budget's */
+		if (c->exact && k->err == ENOSPC && es_empty(&k->must) &&
+		    !stream_layout(s->stream_size, s->token_size, s->data, &nt, &ms)) {
+			long long room = budget_room();
+			uint64_t need = stream_res(s->data, ms, s->stream_size);
+
+			if (room >= 0 && (uint64_t)room > need + (1ULL << 20))
+				violation(c, k, "ENOSPC with %lld bytes of the budget free; the stream needs %llu",
+					  room, (unsigned long long)need);
+		}
+		return;
+	}
+	memcpy(&out, k->arg, sizeof(out));
+	stream_layout(s->stream_size, s->token_size, s->data, &nt, &ms);
+	if (out.size != sizeof(out) || out.flags || out.__reserved ||
+	    out.stream_size != s->stream_size || out.data != s->data ||
+	    out.token_size != s->token_size || out.nr_tokens != nt ||
+	    out.mem_size != ms)
+		violation(c, k, "STREAM_CREATE of %llu bytes in tokens of %u (%s) returned size %u nr_tokens %u mem_size %llu, the layout says %u %llu",
+			  (unsigned long long)s->stream_size, s->token_size,
+			  s->data ? "data" : "empty", out.size, out.nr_tokens,
+			  (unsigned long long)out.mem_size, nt,
+			  (unsigned long long)ms);
+	if (k->img_len > sizeof(out) &&
+	    memcmp(k->arg + sizeof(out), k->img + sizeof(out),
+		   k->img_len - sizeof(out)))
+		violation(c, k, "STREAM_CREATE wrote past the struct it knows");
+	if (out.id >= DPUSIM_STREAM_MAX) {
+		violation(c, k, "STREAM_CREATE gave id %u", out.id);
+		return;
+	}
+	if (c->exact && out.id != m->nst)
+		violation(c, k, "STREAM_CREATE gave id %u, not the next one (%u)",
+			  out.id, m->nst);
+	e = &m->st[out.id];
+	if (ms_known(m, out.id)) {
+		violation(c, k, "STREAM_CREATE gave id %u again", out.id);
+		return;
+	}
+	*e = (struct mstream){
+		.down = s->data, .core = -1, .nr_tokens = nt,
+		.token_size = s->token_size, .data_size = s->stream_size,
+		.mem_size = ms,
+	};
+	__atomic_store_n(&e->owner, c->sid, __ATOMIC_RELEASE);
+	if (e->down && chance(&c->rng, 30) &&
+	    range_check(&c->rs, s->data, s->stream_size, false) == RC_OK &&
+	    stream_format_check(c, out.id, e, (const uint8_t *)(uintptr_t)s->data,
+				why, sizeof(why)))
+		violation(c, k, "STREAM_CREATE: %s", why);
+	if (!c->exact)
+		return;
+	if (out.id >= m->nst)
+		m->nst = out.id + 1;
+	m->st_res += stream_res(e->down, ms, s->stream_size);
+	if (streams_nothing_else(c, why, sizeof(why)))
+		violation(c, k, "after STREAM_CREATE of stream %u: %s", out.id, why);
+}
+
+static int32_t stream_delta(struct ctx *c, const struct mstream *e)
+{
+	uint32_t nt = e ? e->nr_tokens : 8;
+
+	switch (rn(&c->rng, 12)) {
+	case 0: return 0;
+	case 1: return INT_MIN;
+	case 2: return INT_MAX;
+	case 3: return (int32_t)rnd(&c->rng);
+	case 4: return -(int32_t)rn(&c->rng, nt + 3);
+	default: return rn(&c->rng, nt < 8 ? nt + 3 : nt / 3 + 3);
+	}
+}
+
+/*
+ * OPEN, CLOSE and SEEK: mostly a stream this ctx created, by the core
+ * that has it open (or another one); else an id no stream has (never
+ * created, >= DPUSIM_STREAM_MAX); another ctx's stream only with a defect.
+ */
+static void gen_stream_cmd(struct ctx *c, struct fz_call *k)
+{
+	const struct model *m = c->m;
+	bool seek = k->op->cmd == DPUSIM_IOCTL_STREAM_SEEK;
+	bool open = k->op->cmd == DPUSIM_IOCTL_STREAM_OPEN;
+	struct dpusim_stream_cmd s = { .size = sizeof(s) };
+	uint32_t own[DPUSIM_STREAM_MAX], nown = 0, i;
+	const struct mstream *e = NULL;
+	unsigned int r = rn(&c->rng, 100);
+	bool need_defect = false;
+
+	for (i = 0; i < DPUSIM_STREAM_MAX; i++)
+		if (ms_mine(c, i))
+			own[nown++] = i;
+	if (r < 80 && nown) {
+		s.id = own[rn(&c->rng, nown)];
+		e = &m->st[s.id];
+	} else if (r < 88 && c->exact && m->nst < DPUSIM_STREAM_MAX) {
+		s.id = m->nst + rn(&c->rng, DPUSIM_STREAM_MAX - m->nst);
+	} else if (r < 95) {
+		s.id = DPUSIM_STREAM_MAX + rn(&c->rng, chance(&c->rng, 50) ? 16 : 1 << 30);
+	} else if (r < 97) {
+		s.id = chance(&c->rng, 50) ? 0xffffffffu : rnd(&c->rng);
+	} else {
+		s.id = rn(&c->rng, DPUSIM_STREAM_MAX);
+		need_defect = !c->exact && !ms_mine(c, s.id);
+	}
+	if (e && e->core >= 0 && chance(&c->rng, open ? 30 : 85))
+		s.core = e->core;
+	else
+		s.core = rn(&c->rng, m->nr_dpus);
+	if (seek)
+		s.delta = stream_delta(c, e);
+	switch (rn(&c->rng, need_defect ? 3 : 16)) {
+	case 0: s.flags = 1u << rn(&c->rng, 32); break;
+	case 1:
+		s.core = chance(&c->rng, 50) ? m->nr_dpus + rn(&c->rng, 1000) :
+					       0xffffffffu - rn(&c->rng, 2);
+		break;
+	case 2:
+		if (seek)
+			s.flags = 1u << rn(&c->rng, 32);
+		else
+			s.delta = chance(&c->rng, 50) ? 1 + rn(&c->rng, 100) : INT_MIN;
+		break;
+	case 3:	/* out fields: garbage in */
+		s.cursor = rnd(&c->rng);
+		s.token = rnd(&c->rng);
+		s.nr_tokens = rnd(&c->rng);
+		s.mem_size = rnd(&c->rng);
+		s.offset = rnd(&c->rng);
+		s.token_size = rnd(&c->rng);
+		s.prev = rnd(&c->rng);
+		break;
+	default: break;
+	}
+	place_struct(c, k, &s);
+}
+
+/* A defect the kernel finds before it looks the stream up. */
+static bool scmd_bad_fields(const struct ctx *c, const struct fz_call *k)
+{
+	const struct dpusim_stream_cmd *s = &k->f.scmd;
+
+	return s->flags || s->core >= c->m->nr_dpus ||
+	       (k->op->cmd != DPUSIM_IOCTL_STREAM_SEEK && s->delta);
+}
+
+static void predict_stream_cmd(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_stream_cmd *s = &k->f.scmd;
+	const struct mstream *e = ms_mine(c, s->id);
+
+	if (scmd_bad_fields(c, k)) {
+		es_add(&k->must, EINVAL);
+	} else if (e) {
+		if (k->op->cmd == DPUSIM_IOCTL_STREAM_OPEN && e->core >= 0)
+			es_add(&k->must, EBUSY);
+		if (k->op->cmd != DPUSIM_IOCTL_STREAM_OPEN && e->core != (int32_t)s->core)
+			es_add(&k->must, EINVAL);
+	} else if (c->exact || s->id >= DPUSIM_STREAM_MAX) {
+		es_add(&k->must, ENOENT);
+	} else {
+		/* not generated: another ctx's stream without a defect */
+		es_add(&k->amb, ENOENT);
+		es_add(&k->amb, EBUSY);
+		es_add(&k->amb, EINVAL);
+	}
+	if (answer_unwritable(c, k, sizeof(*s)))
+		es_add(&k->must, EFAULT);
+}
+
+static void commit_stream_cmd(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_stream_cmd *s = &k->f.scmd;
+	struct mstream *e = ms_mine(c, s->id);
+	struct dpusim_stream_cmd out;
+	char why[320] = "";
+
+	if (k->ret) {
+		commit_none(c, k);
+		/* nothing changed: the stream is as it was */
+		if (e && k->err != EBADF && !scmd_bad_fields(c, k) &&
+		    stream_probe(c, s->id, why, sizeof(why)) == 1)
+			violation(c, k, "failed STREAM_%s (%s) of stream %u: %s",
+				  scmd_name(k->cmd), ename(k->err), s->id, why);
+		return;
+	}
+	if (!e)
+		return;		/* not ours: run_call reported it if it must fail */
+	switch (k->cmd) {
+	case DPUSIM_IOCTL_STREAM_OPEN:
+		e->core = s->core;
+		e->cursor = 0;
+		break;
+	case DPUSIM_IOCTL_STREAM_CLOSE:
+		e->core = -1;
+		break;
+	default: {
+		int64_t cur = (int64_t)e->cursor + s->delta;
+
+		e->cursor = cur < 0 ? 0 : cur > e->nr_tokens ? e->nr_tokens : cur;
+		break;
+	}
+	}
+	memcpy(&out, k->arg, sizeof(out));
+	if (!scmd_out_ok(e, &out, why, sizeof(why)) || out.flags ||
+	    out.id != s->id || out.core != s->core || out.delta != s->delta) {
+		violation(c, k, "STREAM_%s of stream %u by core %u (delta %d): %s; id %u core %u delta %d flags %#x",
+			  scmd_name(k->cmd), s->id, s->core, s->delta, why,
+			  out.id, out.core, out.delta, out.flags);
+		e->cursor = out.cursor;
+	}
+	if (k->img_len > sizeof(out) &&
+	    memcmp(k->arg + sizeof(out), k->img + sizeof(out),
+		   k->img_len - sizeof(out)))
+		violation(c, k, "STREAM_%s wrote past the struct it knows",
+			  scmd_name(k->cmd));
+}
+
 /* mmap() of the rank file: offsets, lengths and flags, then a touch. */
 struct mmap_args { uint64_t off, len; int flags; };
 
@@ -3298,6 +4057,25 @@ static void gen_rank_mmap(struct ctx *c, struct fz_call *k)
 		k->tm_moff = DPUSIM_MMAP_WINDOW;
 		k->tm_mlen = chance(&c->rng, 50) ? DPUSIM_WINDOW_SIZE :
 			     PAGE * (1 + rn(&c->rng, 4));
+	} else if (chance(&c->rng, 15)) {
+		/* a stream's memory: mostly one of ours */
+		uint32_t own[DPUSIM_STREAM_MAX], nown = 0, i;
+		uint64_t pages = 4;
+
+		for (i = 0; i < DPUSIM_STREAM_MAX; i++)
+			if (ms_mine(c, i))
+				own[nown++] = i;
+		k->st_map = true;
+		k->st_id = nown && chance(&c->rng, 80) ? own[rn(&c->rng, nown)] :
+			   rn(&c->rng, DPUSIM_STREAM_MAX + 4);
+		if (ms_mine(c, k->st_id))
+			pages = (c->m->st[k->st_id].mem_size + PAGE - 1) / PAGE;
+		k->tm_moff = DPUSIM_MMAP_STREAM(k->st_id);
+		if (chance(&c->rng, 30))
+			k->tm_moff += PAGE * rn(&c->rng, pages + 1);
+		k->tm_mlen = PAGE * (1 + rn(&c->rng, chance(&c->rng, 70) ? 4 : pages + 1));
+		if (chance(&c->rng, 5))
+			k->tm_moff |= DPUSIM_MMAP_WRAM_BIT;	/* no stream's */
 	}
 }
 
@@ -3307,16 +4085,26 @@ static void predict_rank_mmap(struct ctx *c, struct fz_call *k)
 	uint64_t dpu = k->tm_moff >> DPUSIM_MMAP_DPU_SHIFT;
 	uint64_t inner = k->tm_moff & (DPUSIM_MMAP_WRAM_BIT - 1);
 	uint64_t size = k->tm_moff & DPUSIM_MMAP_WRAM_BIT ? m->wram : m->mram;
+	const struct mstream *e = ms_mine(c, k->st_id);
 
+	es_add(&k->amb, ENOMEM);
+	if (k->st_map && !(k->tm_moff & DPUSIM_MMAP_WRAM_BIT) &&
+	    k->st_id < DPUSIM_STREAM_MAX) {
+		size = e ? (e->mem_size + PAGE - 1) / PAGE * PAGE : 0;
+		if (k->tm_moff % PAGE || k->tm_mflags != MAP_SHARED ||
+		    inner > size || k->tm_mlen > size - inner)
+			es_add(e || c->exact ? &k->must : &k->amb, EINVAL);
+		return;	/* another ctx's stream: it may exist */
+	}
 	if (k->tm_moff % PAGE || k->tm_mflags != MAP_SHARED || dpu >= m->nr_dpus ||
 	    inner > size || k->tm_mlen > size - inner ||
 	    k->tm_moff == DPUSIM_MMAP_WINDOW)
 		es_add(&k->must, EINVAL);
-	es_add(&k->amb, ENOMEM);
 }
 
 static void exec_rank_mmap(struct ctx *c, struct fz_call *k)
 {
+	const struct mstream *e;
 	volatile uint8_t *p = mmap(NULL, k->tm_mlen, k->tm_mprot, k->tm_mflags,
 				   c->fd, k->tm_moff);
 
@@ -3325,7 +4113,12 @@ static void exec_rank_mmap(struct ctx *c, struct fz_call *k)
 	if (p == MAP_FAILED)
 		return;
 	/* a read allocates a zero page at most: the model does not change */
-	(void)p[rn(&c->rng, k->tm_mlen)];
+	if (!k->st_map)
+		(void)p[rn(&c->rng, k->tm_mlen)];
+	else if ((e = ms_mine(c, k->st_id)) &&
+		 (e->down || !(k->tm_moff & (DPUSIM_MMAP_WRAM_BIT - 1))))
+		/* streams: only what is resident (stream_resident_bytes) */
+		(void)p[rn(&c->rng, e->down ? k->tm_mlen : PAGE)];
 	munmap((void *)p, k->tm_mlen);
 }
 
@@ -3471,6 +4264,29 @@ static const struct fz_op fz_ops[NOPS] = {
 		.gen = gen_rank_mmap, .predict = predict_rank_mmap,
 		.commit = commit_nothing, .exec = exec_rank_mmap,
 	},
+	/* streams, of the rank */
+	{
+		.name = "STREAM_CREATE", .cmd = DPUSIM_IOCTL_STREAM_CREATE,
+		.size = sizeof(struct dpusim_stream_create),
+		.min_size = sizeof(struct dpusim_stream_create),	/* v1 */
+		.weight = 3,
+		.errnos = { COMMON_ERRNOS, ENOSPC, ENOMEM, 0 },
+		.gen = gen_stream_create, .predict = predict_stream_create,
+		.commit = commit_stream_create,
+	},
+#define STREAM_CMD_OP(_name, _w)					\
+	{								\
+		.name = "STREAM_" #_name, .cmd = DPUSIM_IOCTL_STREAM_##_name, \
+		.size = sizeof(struct dpusim_stream_cmd),		\
+		.min_size = sizeof(struct dpusim_stream_cmd),	/* v1 */ \
+		.weight = _w,						\
+		.errnos = { COMMON_ERRNOS, ENOENT, 0 },			\
+		.gen = gen_stream_cmd, .predict = predict_stream_cmd,	\
+		.commit = commit_stream_cmd,				\
+	}
+	STREAM_CMD_OP(OPEN, 4),
+	STREAM_CMD_OP(CLOSE, 3),
+	STREAM_CMD_OP(SEEK, 5),
 };
 
 /* ---------------------------------------------------------- the engine */
@@ -3650,7 +4466,7 @@ static int model_verify(struct ctx *c, const char *when)
 				break;
 			}
 	}
-	return bad;
+	return bad + streams_verify(c, when);
 }
 
 /* Every DPU's areas read zero (a rank just opened). */
@@ -3764,6 +4580,7 @@ FIXTURE_SETUP(fz)
 	ASSERT_EQ(0, ctx_init(&self->c, &self->m, self->fd, g_seed, "setup"));
 	/* a freshly opened rank reads zeros: the model starts there */
 	ASSERT_EQ(0, verify_all_zero(self->fd, &self->m, "open"));
+	ASSERT_EQ(0, streams_none(self->fd, 2, "open"));
 }
 
 FIXTURE_TEARDOWN(fz)
@@ -3806,6 +4623,134 @@ static void fixed_xfer(struct ctx *c, struct fz_call *k, uint32_t flags,
 	if (expect >= 0 && k->err != expect)
 		violation(c, k, "%s: expected %s", what, ename(expect));
 	msg("limits: %-44s -> %s (%.2f s)", what, ename(k->err), now() - t0);
+}
+
+/* One fixed call of the rank ioctl @cmd, its struct @fields, same oracle. */
+static void fixed_call(struct ctx *c, struct fz_call *k, unsigned long cmd,
+		       const void *fields, const char *what, int expect)
+{
+	const struct fz_op *op = NULL;
+	double t0 = now();
+	int i;
+
+	for (i = 0; i < NOPS && !op; i++)
+		if (fz_ops[i].cmd == cmd && !fz_ops[i].tm)
+			op = &fz_ops[i];
+	memset(k, 0, offsetof(struct fz_call, img));
+	k->op = op;
+	k->cmd = cmd;
+	k->size = op->size;
+	k->place = PL_RW;
+	k->arg = c->desc;
+	k->img_len = op->size;
+	memcpy(k->img, fields, op->size);
+	memcpy(c->desc, fields, op->size);
+	memcpy(&k->f, fields, op->size);
+	run_call(c, k);
+	if (expect >= 0 && k->err != expect)
+		violation(c, k, "%s: expected %s", what, ename(expect));
+	if (what[0])
+		msg("limits: %-44s -> %s (%.2f s)", what, ename(k->err), now() - t0);
+}
+
+static void fixed_create(struct ctx *c, struct fz_call *k, uint64_t size,
+			 uint32_t token, const void *data, const char *what,
+			 int expect)
+{
+	struct dpusim_stream_create s = {
+		.size = sizeof(s), .stream_size = size, .token_size = token,
+		.data = (uintptr_t)data,
+	};
+
+	fixed_call(c, k, DPUSIM_IOCTL_STREAM_CREATE, &s, what, expect);
+}
+
+static void fixed_scmd(struct ctx *c, struct fz_call *k, unsigned long cmd,
+		       uint32_t id, uint32_t core, int32_t delta,
+		       const char *what, int expect)
+{
+	struct dpusim_stream_cmd s = {
+		.size = sizeof(s), .id = id, .core = core, .delta = delta,
+	};
+
+	fixed_call(c, k, cmd, &s, what, expect);
+}
+
+/*
+ * Streams at their limits: DPUSIM_STREAM_MAX_TOKENS tokens and one more,
+ * DPUSIM_STREAM_MAX_BYTES and one more, DPUSIM_STREAM_MAX streams and one
+ * more; OPEN, SEEK and CLOSE at the ends of the largest stream.
+ */
+static void stream_limits(struct ctx *c, struct fz_call *k)
+{
+	uint64_t big = (uint64_t)DPUSIM_STREAM_MAX_TOKENS * DPUSIM_STREAM_MIN_TOKEN;
+	uint32_t last = c->m->nr_dpus - 1, id, i;
+	uint64_t t0;
+
+	fixed_create(c, k, big + 1, DPUSIM_STREAM_MIN_TOKEN, g_zero,
+		     "stream: MAX_TOKENS + 1 tokens", E2BIG);
+	fixed_create(c, k, big + 1, DPUSIM_STREAM_MIN_TOKEN, NULL,
+		     "stream: as many, empty (no limit of tokens)", 0);
+	fixed_create(c, k, big, DPUSIM_STREAM_MIN_TOKEN, g_zero,
+		     "stream: MAX_TOKENS tokens of 16 bytes", 0);
+	id = ((const struct dpusim_stream_create *)c->desc)->id;
+	if (!k->err) {
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_OPEN, id, last, 0,
+			   "stream: OPEN by the last core", 0);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_SEEK, id, last, INT_MAX,
+			   "stream: SEEK INT_MAX (the end)", 0);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_SEEK, id, last, -1,
+			   "stream: SEEK -1 (the last token)", 0);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_SEEK, id, last, INT_MIN,
+			   "stream: SEEK INT_MIN (the first token)", 0);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_SEEK, id, last,
+			   DPUSIM_STREAM_MAX_TOKENS - 1, "stream: SEEK to the last token", 0);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_OPEN, id, 0, 0,
+			   "stream: OPEN by another core", EBUSY);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_OPEN, id, last, 0,
+			   "stream: OPEN by the core that has it", EBUSY);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_SEEK, id, 0, 1,
+			   "stream: SEEK by another core", EINVAL);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_CLOSE, id, 0xffffffffu, 0,
+			   "stream: CLOSE by core ~0", EINVAL);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_CLOSE, id, last, 0,
+			   "stream: CLOSE by its core", 0);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_CLOSE, id, last, 0,
+			   "stream: CLOSE again", EINVAL);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_CLOSE, 0, 0xffffffffu, 0,
+			   "stream: CLOSE of a free stream by core ~0", EINVAL);
+	}
+	fixed_create(c, k, DPUSIM_STREAM_MAX_BYTES, DPUSIM_STREAM_MIN_TOKEN, NULL,
+		     "stream: empty of MAX_BYTES", 0);
+	fixed_create(c, k, DPUSIM_STREAM_MAX_BYTES + 1, 1u << 20, NULL,
+		     "stream: empty of MAX_BYTES + 1", EINVAL);
+	fixed_create(c, k, DPUSIM_STREAM_MAX_BYTES + 1, 1u << 20, g_zero,
+		     "stream: MAX_BYTES + 1 of data", EINVAL);
+	fixed_create(c, k, 100, DPUSIM_STREAM_MIN_TOKEN - 1, g_src,
+		     "stream: tokens of 15 bytes", EINVAL);
+	fixed_create(c, k, 0, DPUSIM_STREAM_MIN_TOKEN, g_src,
+		     "stream: 0 bytes", EINVAL);
+	t0 = c->m->nst;
+	for (i = c->m->nst; i < DPUSIM_STREAM_MAX; i++) {
+		fixed_create(c, k, 1 + i % 300, DPUSIM_STREAM_MIN_TOKEN + i % 7,
+			     i % 3 ? (const void *)(g_src + 64 * i) : NULL, "", 0);
+		if (k->err)
+			break;
+	}
+	msg("limits: streams %llu .. %u created", (unsigned long long)t0,
+	    c->m->nst - 1);
+	fixed_create(c, k, 64, DPUSIM_STREAM_MIN_TOKEN, g_src,
+		     "stream: one more than DPUSIM_STREAM_MAX", ENOSPC);
+	fixed_create(c, k, 64, DPUSIM_STREAM_MIN_TOKEN, NULL,
+		     "stream: one more than DPUSIM_STREAM_MAX, empty", ENOSPC);
+	fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_OPEN, DPUSIM_STREAM_MAX - 1, 1, 0,
+		   "stream: OPEN of the last one", 0);
+	fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_SEEK, DPUSIM_STREAM_MAX - 1, 1, 3,
+		   "stream: SEEK of the last one", 0);
+	fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_OPEN, DPUSIM_STREAM_MAX, 1, 0,
+		   "stream: OPEN of id DPUSIM_STREAM_MAX", ENOENT);
+	fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_CLOSE, DPUSIM_STREAM_MAX - 1, 1, 0,
+		   "stream: CLOSE of the last one", 0);
 }
 
 TEST_F_TIMEOUT(fz, limits, 900)
@@ -3964,6 +4909,8 @@ TEST_F_TIMEOUT(fz, limits, 900)
 			EXPECT_EQ(i >= 3 ? EINVAL : 0, errno) TH_LOG("timeout %u", tm[i]);
 		}
 	}
+	stream_limits(c, k);
+	c->nviol += model_verify(c, "limits end");
 	EXPECT_EQ(0, c->nviol);
 	free(k);
 	free(bv);
@@ -4198,6 +5145,7 @@ TEST_F_TIMEOUT(fz, fork_shared_fd, 60)
 		ASSERT_LE(0, pid);
 		if (!pid) {
 			c->rng.s ^= 0xc41dULL + iter;
+			c->sid = (1 << 24) | getpid();	/* the parent's streams are not its */
 			c->phase = "fork-child";
 			c->nviol = 0;
 			run_random(c, now() + dur, 0, NULL);
@@ -4240,13 +5188,149 @@ TEST_F_TIMEOUT(fz, close_race, 90)
 		self->m.fd = self->c.fd = self->fd;
 		/* closed: freed; queued work done before the open returned */
 		viol += verify_all_zero(self->fd, &self->m, "close race");
+		viol += streams_none(self->fd, 2, "close race");
 		memset(self->m.shadow, 0, NTRACK * self->m.per_dpu);
 		self->m.zero_ok = true;
+		ms_reset(&self->m);
 		iter++;
 	} while (now() < end);
 	msg("close race: %d rounds, %llu calls, reopen waited up to %.2f s",
 	    iter, (unsigned long long)calls, waited_max);
 	EXPECT_EQ(0, viol);
+}
+
+/*
+ * A STREAM_CREATE whose answer cannot be written back fails with EFAULT
+ * and creates nothing; the stream it had made must not be reachable
+ * meanwhile, by id, by another thread of the owner: neither opened nor
+ * mapped (DPUSIM_MMAP_STREAM).  A thread holds the rank's transfer lock
+ * most of the time (large synchronous FROM_DPU transfers of a DPU the
+ * model does not track, into a buffer of its own), which stretches
+ * whatever the create does between publishing the stream and taking it
+ * back; two threads try the next id all along.  A mapping that succeeds
+ * is never touched (its memory would be freed under it).
+ */
+struct sc_race {
+	int fd;
+	uint32_t id, dpu;
+	uint64_t mram;
+	volatile int stop;
+	uint64_t maps, opens, xfers, tries;
+};
+
+static void *sc_race_hog(void *arg)
+{
+	struct sc_race *r = arg;
+	size_t len = r->mram < (16UL << 20) ? r->mram : 16UL << 20;
+	uint8_t *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	struct dpusim_xfer_dpu d = { .dpu = r->dpu, .nr_blocks = 1 };
+	struct dpusim_block b = { (uintptr_t)buf, len };
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .flags = DPUSIM_XFER_FROM_DPU,
+		.offset = r->mram - len, .length = len, .nr_dpus = 1,
+		.nr_blocks = 1, .dpus = (uintptr_t)&d, .blocks = (uintptr_t)&b,
+	};
+
+	if (buf == MAP_FAILED)
+		return NULL;
+	while (!r->stop)
+		if (!ioctl(r->fd, DPUSIM_IOCTL_XFER, &x))
+			r->xfers++;
+	munmap(buf, len);
+	return NULL;
+}
+
+static void *sc_race_mapper(void *arg)
+{
+	struct sc_race *r = arg;
+	void *p;
+
+	while (!r->stop) {
+		p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, r->fd,
+			 DPUSIM_MMAP_STREAM(r->id));
+		r->tries++;
+		if (p != MAP_FAILED) {
+			r->maps++;
+			munmap(p, PAGE);
+		}
+	}
+	return NULL;
+}
+
+static void *sc_race_opener(void *arg)
+{
+	struct sc_race *r = arg;
+	uint32_t core = 0;
+
+	while (!r->stop) {
+		if (!raw_scmd(r->fd, DPUSIM_IOCTL_STREAM_OPEN, r->id, core, 0, NULL)) {
+			r->opens++;
+			raw_scmd(r->fd, DPUSIM_IOCTL_STREAM_CLOSE, r->id, core, 0, NULL);
+		}
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(fz, stream_create_race, 120)
+{
+	struct ctx *c = &self->c;
+	struct model *m = &self->m;
+	struct sc_race r = {
+		.fd = self->fd, .id = m->nst, .dpu = m->nr_dpus / 2 + 1,
+		.mram = m->mram,
+	};
+	double end = now() + (share(0.1) > 3 ? share(0.1) : 3);
+	struct dpusim_stream_create *s;
+	pthread_t t[3];
+	uint64_t n = 0, bad = 0;
+	int i;
+
+	c->phase = "create-race";
+	c->exact = true;
+	ASSERT_GT(DPUSIM_STREAM_MAX, r.id);
+	ASSERT_GT(0, track_idx(m, r.dpu));
+	/* the struct on a page of its own, read-only: EFAULT on the answer */
+	s = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	ASSERT_NE(MAP_FAILED, s);
+	*s = (struct dpusim_stream_create){
+		.size = sizeof(*s), .stream_size = 64UL << 10, .token_size = 64,
+	};
+	ASSERT_EQ(0, mprotect(s, PAGE, PROT_READ));
+	pthread_create(&t[0], NULL, sc_race_hog, &r);
+	pthread_create(&t[1], NULL, sc_race_mapper, &r);
+	pthread_create(&t[2], NULL, sc_race_opener, &r);
+	do {
+		errno = 0;
+		if (ioctl(self->fd, DPUSIM_IOCTL_STREAM_CREATE, s) != -1 ||
+		    errno != EFAULT) {
+			msg("VIOLATION [create-race] STREAM_CREATE with a read-only struct: %s",
+			    ename(errno));
+			bad++;
+			break;
+		}
+		n++;
+	} while (now() < end && !r.maps && !r.opens);
+	r.stop = 1;
+	for (i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	msg("create race: %llu creates failed (EFAULT) with %llu transfers holding the lock; stream %u (never created) mapped %llu times, opened %llu times in %llu tries",
+	    (unsigned long long)n, (unsigned long long)r.xfers, r.id,
+	    (unsigned long long)r.maps, (unsigned long long)r.opens,
+	    (unsigned long long)r.tries);
+	if (r.maps)
+		msg("VIOLATION [create-race] the stream of a failed STREAM_CREATE was mmap()ed: the mapping outlives it (its memory is freed under the mapping)");
+	if (r.opens)
+		msg("VIOLATION [create-race] the stream of a failed STREAM_CREATE was opened");
+	bad += r.maps + r.opens;
+	st_add(&ST->violations, bad);
+	munmap(s, PAGE);
+	/* nothing left of it */
+	bad = streams_verify(c, "create race");
+	EXPECT_EQ(0, r.maps);
+	EXPECT_EQ(0, r.opens);
+	EXPECT_EQ(0, bad);
 }
 
 TEST_F_TIMEOUT(fz, exit_race, 90)
@@ -4300,6 +5384,7 @@ TEST_F_TIMEOUT(fz, exit_race, 90)
 			waited_max = now() - t0;
 		ASSERT_EQ(0, model_init(&m3, 3, fd3));
 		bad += verify_all_zero(fd3, &m3, "exit race");
+		bad += streams_none(fd3, 3, "exit race");
 		free(m3.shadow);
 		close(fd3);
 		iter++;
@@ -4539,7 +5624,7 @@ TEST_F(fz, summary)
 	    (unsigned long long)ST->op_calls[0], (unsigned long long)ST->op_calls[1],
 	    (unsigned long long)ST->op_calls[2], (unsigned long long)ST->op_calls[3],
 	    (unsigned long long)ST->helper_calls, (unsigned long long)ST->violations);
-	n = snprintf(line, sizeof(line), "fuzz: per TM and DPU-program op:");
+	n = snprintf(line, sizeof(line), "fuzz: per TM, DPU-program and stream op:");
 	for (e = 4; e < NOPS && n < sizeof(line); e++)
 		n += snprintf(line + n, sizeof(line) - n, " %s=%llu", fz_ops[e].name,
 			      (unsigned long long)ST->op_calls[e]);
@@ -4558,6 +5643,7 @@ static int timeout_for(const char *name)
 		{ "munmap_race", 0.1, 0.1 }, { "fork_shared_fd", 0.1, 0 },
 		{ "close_race", 0.12, 0 }, { "exit_race", 0.08, 0 },
 		{ "random_final", 0.1, 1.0 }, { "tag_matching", 0.2, 0 },
+		{ "stream_create_race", 0.1, 0 },
 	};
 	size_t i;
 

@@ -13,6 +13,10 @@
  *          call changes nothing; the window is read back and compared
  *          every few calls; host destination buffers sit between guard
  *          bytes, and bytes no successful call named never change.
+ *          Streams: the ids created (in order), each one's shape, the
+ *          core that has it open and its cursor; every STREAM_* errno is
+ *          predicted from it and every success's out fields checked; the
+ *          streams are probed (OPEN or SEEK by 0) with the window.
  *  race    several threads on one fd, one of them unmapping and mapping
  *          the pages the others' blocks point to; the fd shared with a
  *          forked child that is killed mid-call; an fd closed while calls
@@ -23,6 +27,7 @@
  * (default 20), DPUSIM_FUZZ_CALLS (if set: at least that many calls, no
  * time limit).  Prints the seed, the calls made and an errno histogram.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -43,6 +48,16 @@
 #define SRC_PAGES	17		/* > WIN_MRAM + the longest block */
 #define DST_PAGES	16
 #define MAX_FZ_BLOCKS	64
+/* read-only zeros for the data of a stream of too many tokens */
+#define ZERO_LEN	((uint64_t)DPUSIM_STREAM_MAX_TOKENS * 16 + 16 * PAGE)
+
+/* A stream the exact phase created (ioctl_fuzz's model of it). */
+struct fstream {
+	bool down;
+	int32_t core;		/* the core that has it open, or -1 */
+	uint32_t cursor, nr_tokens, token_size;
+	uint64_t size, mem_size;
+};
 
 /* ------------------------------------------------------------ rng */
 
@@ -80,8 +95,11 @@ struct fz {
 	uint8_t *ro;		/* a read-only page */
 	uint8_t *hole;		/* an unmapped page (PROT_NONE after a mapped one) */
 	uint8_t *edge;		/* last 16 bytes of a page before the hole */
+	uint8_t *zero;		/* ZERO_LEN read-only (stream data), or NULL */
 	uint8_t mram[WIN_DPUS][WIN_MRAM];
 	uint8_t wram[WIN_DPUS][WIN_WRAM];
+	struct fstream st[DPUSIM_STREAM_MAX];	/* ids 0 .. nst - 1 */
+	uint32_t nst;
 	uint64_t calls, ok, errs[160];
 	struct __test_metadata *md;
 };
@@ -97,6 +115,8 @@ struct desc {
 		struct dpusim_launch l;
 		struct dpusim_dpu_status st;
 		struct dpusim_worker_open wo;
+		struct dpusim_stream_create sc;
+		struct dpusim_stream_cmd scmd;
 		uint8_t raw[256];
 	} u;
 	struct dpusim_dpu_state states[WIN_DPUS];
@@ -119,6 +139,10 @@ static const int allowed_status[] = { EFAULT, EINVAL, E2BIG, EINTR, 0 };
 static const int allowed_worker_open[] = { EFAULT, EINVAL, E2BIG, EMFILE,
 					   ENFILE, ENOMEM, 0 };
 static const int allowed_sync[] = { EFAULT, EINVAL, E2BIG, ETIMEDOUT, EINTR, 0 };
+static const int allowed_stream_create[] = { EFAULT, EINVAL, E2BIG, ENOSPC,
+					     ENOMEM, 0 };
+static const int allowed_stream_cmd[] = { EFAULT, EINVAL, E2BIG, ENOENT, EBUSY,
+					  EINTR, 0 };
 static const int allowed_info[] = { EFAULT, EINVAL, E2BIG, 0 };
 static const int allowed_unknown[] = { ENOTTY, EFAULT, EINVAL, E2BIG,
 				       EOVERFLOW, ENOSPC, ENOMEM, EAGAIN,
@@ -234,7 +258,8 @@ static void gen_xfer(struct fz *f, struct desc *d)
 
 	/* At most one defect whose errno the header fixes. */
 	switch (below(24)) {
-	case 0: x->flags |= 1U << (4 + below(28)); d->expect = EINVAL; break;
+	/* bit 4: DPUSIM_XFER_STREAM (in the works) */
+	case 0: x->flags |= 1U << (5 + below(27)); d->expect = EINVAL; break;
 	/* WRAM: 4-byte alignment (DPUSIM_WRAM_ALIGN), MRAM: 8 */
 	case 1: x->offset |= wram ? 2 : 4; d->expect = EINVAL; break;
 	case 2: if (len) { x->length |= wram ? 2 : 4; d->expect = EINVAL; } break;
@@ -440,6 +465,286 @@ static void gen_worker_open(struct fz *f, struct desc *d)
 	}
 }
 
+/* ------------------------------------------------ streams */
+
+/* The kernel's dpusim_stream_layout(): 0, EINVAL or E2BIG. */
+static int stream_layout(uint64_t size, uint32_t token, bool down,
+			 uint32_t *nr_tokens, uint64_t *mem_size)
+{
+	uint64_t n;
+
+	if (!size || size > DPUSIM_STREAM_MAX_BYTES ||
+	    token < DPUSIM_STREAM_MIN_TOKEN)
+		return EINVAL;
+	n = (size + token - 1) / token;
+	if (down) {
+		if (n > DPUSIM_STREAM_MAX_TOKENS)
+			return E2BIG;
+		*nr_tokens = n;
+	} else {
+		*nr_tokens = 0;
+		n = (size + 7) / 8;
+		if (n > DPUSIM_STREAM_MAX_TOKENS)
+			n = DPUSIM_STREAM_MAX_TOKENS;
+	}
+	*mem_size = size + (n + 1) * DPUSIM_STREAM_HEADER;
+	return 0;
+}
+
+/* Offset of the header of token @i of @s (0 .. nr_tokens). */
+static uint64_t fs_offset(const struct fstream *s, uint32_t i)
+{
+	if (!s->down)
+		return 0;
+	if (i < s->nr_tokens)
+		return (uint64_t)i * (s->token_size + DPUSIM_STREAM_HEADER);
+	return s->size + (uint64_t)i * DPUSIM_STREAM_HEADER;
+}
+
+/* Size of token @i of @s (0 at the end, and for an empty stream). */
+static uint32_t fs_token(const struct fstream *s, uint32_t i)
+{
+	if (!s->down || i >= s->nr_tokens)
+		return 0;
+	if (i + 1 < s->nr_tokens)
+		return s->token_size;
+	return s->size - (uint64_t)(s->nr_tokens - 1) * s->token_size;
+}
+
+/*
+ * DPUSIM_IOCTL_STREAM_CREATE: data from src (or an empty stream), at most
+ * one defect.  The exact phase knows how many streams exist: the next one
+ * gets id nst, none past DPUSIM_STREAM_MAX (ENOSPC).
+ */
+static void gen_stream_create(struct fz *f, struct desc *d)
+{
+	struct dpusim_stream_create *c = &d->u.sc;
+	bool down = chance(70);
+
+	d->cmd = DPUSIM_IOCTL_STREAM_CREATE;
+	d->size = sizeof(*c);
+	d->exact = true;
+	*c = (struct dpusim_stream_create){
+		.size = sizeof(*c),
+		.stream_size = 1 + below(down ? SRC_PAGES * PAGE :
+					 chance(90) ? 1 << 16 : 1 << 24),
+		.token_size = DPUSIM_STREAM_MIN_TOKEN + below(chance(50) ? 64 : 8192),
+	};
+	if (down)
+		c->data = (uintptr_t)f->src + below(SRC_PAGES * PAGE - c->stream_size + 1);
+	if (chance(10)) {	/* out fields: garbage in */
+		c->id = rnd();
+		c->nr_tokens = rnd();
+		c->mem_size = rnd();
+	}
+	d->expect = f->nst >= DPUSIM_STREAM_MAX ? ENOSPC : 0;
+	switch (below(14)) {
+	case 0: c->flags = 1U << below(32); d->expect = EINVAL; break;
+	case 1: c->__reserved = 1 + below(1000); d->expect = EINVAL; break;
+	case 2: c->token_size = below(DPUSIM_STREAM_MIN_TOKEN); d->expect = EINVAL; break;
+	case 3: c->stream_size = 0; d->expect = EINVAL; break;
+	case 4: c->stream_size = DPUSIM_STREAM_MAX_BYTES + 1 + below(1 << 20);
+		d->expect = EINVAL; break;
+	case 5: /* too many tokens (of readable data) */
+		if (f->zero) {
+			c->token_size = DPUSIM_STREAM_MIN_TOKEN;
+			c->stream_size = (uint64_t)DPUSIM_STREAM_MAX_TOKENS * 16 + 1 +
+					 below(16 * PAGE);
+			c->data = (uintptr_t)f->zero;
+			d->expect = E2BIG;
+		}
+		break;
+	case 6: if (down) {	/* data running into the hole */
+			c->stream_size = PAGE + below(4 * PAGE);
+			c->data = (uintptr_t)f->hole - PAGE;
+			d->expect = EFAULT;
+		}
+		break;
+	case 7: if (down) { c->data = chance(50) ? (uintptr_t)f->hole : 8; d->expect = EFAULT; }
+		break;
+	case 8: d->size = below(sizeof(*c)); c->size = d->size; d->expect = EINVAL; break;
+	case 9: d->size = sizeof(*c) + 8; c->size = d->size;
+		d->u.raw[sizeof(*c) + below(8)] = 1; d->expect = E2BIG; break;
+	case 10: d->use_argp = true; d->argp = (uintptr_t)f->hole; d->expect = EFAULT; break;
+	default: break;
+	}
+}
+
+/*
+ * OPEN, CLOSE, SEEK: mostly a stream the exact phase created, by the core
+ * that has it open or another; at most one defect.
+ */
+static void gen_stream_cmd(struct fz *f, struct desc *d, unsigned long cmd)
+{
+	struct dpusim_stream_cmd *c = &d->u.scmd;
+	const struct fstream *s = NULL;
+	uint32_t n = f->info.nr_dpus;
+
+	d->cmd = cmd;
+	d->size = sizeof(*c);
+	d->exact = true;
+	*c = (struct dpusim_stream_cmd){ .size = sizeof(*c), .core = below(n) };
+	if (f->nst && chance(85)) {
+		c->id = below(f->nst);
+		s = &f->st[c->id];
+		if (s->core >= 0 && chance(cmd == DPUSIM_IOCTL_STREAM_OPEN ? 20 : 85))
+			c->core = s->core;
+	} else {
+		c->id = f->nst + below(chance(50) ? 8 : UINT32_MAX - f->nst);
+	}
+	if (cmd == DPUSIM_IOCTL_STREAM_SEEK)
+		c->delta = chance(10) ? (chance(50) ? INT_MIN : INT_MAX) :
+			   (int32_t)below(2 * (s ? s->nr_tokens : 4) + 5) -
+			   (int32_t)(s ? s->nr_tokens : 4) - 2;
+	if (!s)
+		d->expect = ENOENT;
+	else if (cmd == DPUSIM_IOCTL_STREAM_OPEN)
+		d->expect = s->core >= 0 ? EBUSY : 0;
+	else
+		d->expect = s->core == (int32_t)c->core ? 0 : EINVAL;
+	switch (below(12)) {
+	case 0: c->flags = 1U << below(32); d->expect = EINVAL; break;
+	case 1: c->core = n + below(1000); d->expect = EINVAL; break;
+	case 2: c->core = UINT32_MAX; d->expect = EINVAL; break;
+	case 3: if (cmd != DPUSIM_IOCTL_STREAM_SEEK) {
+			c->delta = chance(50) ? 1 + below(100) : INT_MIN;
+			d->expect = EINVAL;
+		}
+		break;
+	case 4: d->size = below(sizeof(*c)); c->size = d->size; d->expect = EINVAL; break;
+	case 5: d->size = sizeof(*c) + 8; c->size = d->size;
+		d->u.raw[sizeof(*c) + below(8)] = 1; d->expect = E2BIG; break;
+	case 6: d->use_argp = true; d->argp = chance(50) ? 0 : (uintptr_t)f->hole;
+		d->expect = EFAULT; break;
+	case 7: c->cursor = rnd(); c->token = rnd(); c->nr_tokens = rnd();
+		c->mem_size = rnd(); c->offset = rnd(); c->token_size = rnd();
+		c->prev = rnd(); break;	/* out fields: ignored */
+	default: break;
+	}
+}
+
+static void gen_stream_open(struct fz *f, struct desc *d)
+{
+	gen_stream_cmd(f, d, DPUSIM_IOCTL_STREAM_OPEN);
+}
+
+static void gen_stream_close(struct fz *f, struct desc *d)
+{
+	gen_stream_cmd(f, d, DPUSIM_IOCTL_STREAM_CLOSE);
+}
+
+static void gen_stream_seek(struct fz *f, struct desc *d)
+{
+	gen_stream_cmd(f, d, DPUSIM_IOCTL_STREAM_SEEK);
+}
+
+static bool is_stream_cmd(unsigned long cmd)
+{
+	return cmd == DPUSIM_IOCTL_STREAM_CREATE || cmd == DPUSIM_IOCTL_STREAM_OPEN ||
+	       cmd == DPUSIM_IOCTL_STREAM_CLOSE || cmd == DPUSIM_IOCTL_STREAM_SEEK;
+}
+
+/* A successful STREAM_* call of the exact phase: check it, model it. */
+static bool stream_apply(struct fz *f, const struct desc *d)
+{
+	if (d->cmd == DPUSIM_IOCTL_STREAM_CREATE) {
+		const struct dpusim_stream_create *c = &d->u.sc;
+		struct fstream *s;
+		uint32_t nt = 0;
+		uint64_t ms = 0;
+
+		stream_layout(c->stream_size, c->token_size, c->data, &nt, &ms);
+		if (c->id != f->nst || c->nr_tokens != nt || c->mem_size != ms ||
+		    c->size != sizeof(*c) || f->nst >= DPUSIM_STREAM_MAX) {
+			fprintf(stderr, "fuzz: STREAM_CREATE gave id %u nr_tokens %u mem_size %llu size %u, want %u %u %llu %zu\n",
+				c->id, c->nr_tokens, (unsigned long long)c->mem_size,
+				c->size, f->nst, nt, (unsigned long long)ms, sizeof(*c));
+			return false;
+		}
+		s = &f->st[f->nst++];
+		*s = (struct fstream){
+			.down = c->data, .core = -1, .nr_tokens = nt,
+			.token_size = c->token_size, .size = c->stream_size,
+			.mem_size = ms,
+		};
+		return true;
+	} else {
+		const struct dpusim_stream_cmd *c = &d->u.scmd;
+		struct fstream *s = &f->st[c->id];
+		int64_t cur;
+
+		switch (d->cmd) {
+		case DPUSIM_IOCTL_STREAM_OPEN:
+			s->core = c->core;
+			s->cursor = 0;
+			break;
+		case DPUSIM_IOCTL_STREAM_CLOSE:
+			s->core = -1;
+			break;
+		default:
+			cur = (int64_t)s->cursor + c->delta;
+			s->cursor = cur < 0 ? 0 : cur > s->nr_tokens ? s->nr_tokens : cur;
+			break;
+		}
+		if (c->size != sizeof(*c) || c->cursor != s->cursor ||
+		    c->token != fs_token(s, s->cursor) || c->nr_tokens != s->nr_tokens ||
+		    c->mem_size != s->mem_size || c->offset != fs_offset(s, s->cursor) ||
+		    c->token_size != s->token_size ||
+		    c->prev != (s->cursor ? fs_token(s, s->cursor - 1) : 0)) {
+			fprintf(stderr, "fuzz: stream %u: cursor %u token %u nr_tokens %u mem_size %llu offset %llu token_size %u prev %u, want %u %u %u %llu %llu %u %u\n",
+				c->id, c->cursor, c->token, c->nr_tokens,
+				(unsigned long long)c->mem_size,
+				(unsigned long long)c->offset, c->token_size, c->prev,
+				s->cursor, fs_token(s, s->cursor), s->nr_tokens,
+				(unsigned long long)s->mem_size,
+				(unsigned long long)fs_offset(s, s->cursor), s->token_size,
+				s->cursor ? fs_token(s, s->cursor - 1) : 0);
+			return false;
+		}
+		return true;
+	}
+}
+
+/* Every stream as modelled (a free one opens, a held one seeks by 0). */
+static bool check_streams(struct fz *f)
+{
+	struct dpusim_stream_cmd c;
+	uint32_t id;
+	int r;
+
+	for (id = 0; id <= f->nst && id < DPUSIM_STREAM_MAX; id++) {
+		const struct fstream *s = &f->st[id];
+
+		c = (struct dpusim_stream_cmd){ .size = sizeof(c), .id = id,
+						.core = id < f->nst && s->core >= 0 ? s->core : 0 };
+		r = ioctl(f->fd, id < f->nst && s->core >= 0 ? DPUSIM_IOCTL_STREAM_SEEK :
+			  DPUSIM_IOCTL_STREAM_OPEN, &c) ? errno : 0;
+		if (id == f->nst) {
+			if (r != ENOENT) {
+				fprintf(stderr, "fuzz: stream %u (never created): %s\n", id,
+					strerror(r));
+				return false;
+			}
+			break;
+		}
+		if (r || (s->core >= 0 && c.cursor != s->cursor) ||
+		    c.nr_tokens != s->nr_tokens || c.mem_size != s->mem_size) {
+			fprintf(stderr, "fuzz: stream %u (core %d cursor %u): %s, cursor %u\n",
+				id, s->core, s->cursor, strerror(r), c.cursor);
+			return false;
+		}
+		if (s->core < 0) {
+			f->st[id].cursor = 0;
+			if (ioctl(f->fd, DPUSIM_IOCTL_STREAM_CLOSE, &c)) {
+				fprintf(stderr, "fuzz: stream %u: CLOSE after OPEN: %s\n", id,
+					strerror(errno));
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 /* A successful WORKER_OPEN returned a file: close it at once. */
 static void close_worker(struct desc *d, int err)
 {
@@ -451,14 +756,14 @@ static void close_worker(struct desc *d, int err)
 static void gen_unknown(struct fz *f, struct desc *d)
 {
 	(void)f;
-	d->cmd = chance(50) ? _IO(DPUSIM_TYPE, DPUSIM_CMD_BASE + 6 + below(100)) :
+	d->cmd = chance(50) ? _IO(DPUSIM_TYPE, DPUSIM_CMD_STREAM_SEEK + 1 + below(100)) :
 			      (uint32_t)rnd();
 	d->size = sizeof(uint32_t);
 	d->u.i.size = 8;
 	d->exact = true;
 	d->expect = ENOTTY;
 	if ((d->cmd & 0xffff) >= ((DPUSIM_TYPE << 8) | DPUSIM_CMD_BASE) &&
-	    (d->cmd & 0xffff) <= ((DPUSIM_TYPE << 8) | (DPUSIM_CMD_BASE + 5)))
+	    (d->cmd & 0xffff) <= ((DPUSIM_TYPE << 8) | DPUSIM_CMD_STREAM_SEEK))
 		d->expect = -1;	/* a random number that is one of ours */
 }
 
@@ -892,12 +1197,14 @@ static void gen_tm_unknown(struct fz *f, struct desc *d)
 {
 	static const unsigned long rank_cmds[] = {
 		DPUSIM_IOCTL_RANK_INFO, DPUSIM_IOCTL_XFER, DPUSIM_IOCTL_SYNC,
+		DPUSIM_IOCTL_STREAM_CREATE, DPUSIM_IOCTL_STREAM_OPEN,
+		DPUSIM_IOCTL_STREAM_CLOSE, DPUSIM_IOCTL_STREAM_SEEK,
 	};
 
 	(void)f;
 	tm_begin(d, 0, 16);
 	switch (below(3)) {
-	case 0: d->cmd = rank_cmds[below(3)]; break;
+	case 0: d->cmd = rank_cmds[below(ARRAY_SIZE(rank_cmds))]; break;
 	case 1: d->cmd = _IO(DPUSIM_TYPE, DPUSIM_CMD_TM_POST_SEND + 1 + below(40)); break;
 	default: d->cmd = _IOWR(DPUSIM_TYPE, DPUSIM_CMD_TM_QUERY + below(13), 16); break;
 	}
@@ -996,6 +1303,10 @@ static const struct op ops[] = {
 	{ "launch", gen_launch, NULL },
 	{ "dpu-status", gen_status, NULL },
 	{ "worker-open", gen_worker_open, NULL },
+	{ "stream-create", gen_stream_create, NULL },
+	{ "stream-open", gen_stream_open, NULL },
+	{ "stream-close", gen_stream_close, NULL },
+	{ "stream-seek", gen_stream_seek, NULL },
 	{ "unknown", gen_unknown, NULL },
 	/* /dev/dpusim/tm, from NR_RANK_OPS on */
 	{ "tm-query", gen_tm_query, NULL, DPUSIM_IOCTL_TM_QUERY },
@@ -1014,7 +1325,7 @@ static const struct op ops[] = {
 	{ "tm-unknown", gen_tm_unknown, NULL, 0 },
 };
 
-#define NR_RANK_OPS	8
+#define NR_RANK_OPS	12
 
 /* Is @err one the header allows for ioctl @cmd? */
 static bool allowed(unsigned long cmd, int err)
@@ -1028,6 +1339,10 @@ static bool allowed(unsigned long cmd, int err)
 	case DPUSIM_IOCTL_LAUNCH: e = allowed_launch; break;
 	case DPUSIM_IOCTL_DPU_STATUS: e = allowed_status; break;
 	case DPUSIM_IOCTL_WORKER_OPEN: e = allowed_worker_open; break;
+	case DPUSIM_IOCTL_STREAM_CREATE: e = allowed_stream_create; break;
+	case DPUSIM_IOCTL_STREAM_OPEN:
+	case DPUSIM_IOCTL_STREAM_CLOSE:
+	case DPUSIM_IOCTL_STREAM_SEEK: e = allowed_stream_cmd; break;
 	default: e = allowed_unknown; break;
 	}
 	for (; *e; e++)
@@ -1082,7 +1397,7 @@ static bool check_window(struct fz *f)
 		fprintf(stderr, "fuzz: host memory changed that no successful call named\n");
 		return false;
 	}
-	return true;
+	return check_streams(f);
 }
 
 static void reopen(struct __test_metadata *_metadata, struct fz *f)
@@ -1094,6 +1409,7 @@ static void reopen(struct __test_metadata *_metadata, struct fz *f)
 	memset(f->mram, 0, sizeof(f->mram));
 	memset(f->wram, 0, sizeof(f->wram));
 	memcpy(f->dst_shadow, f->dst, DST_PAGES * PAGE);
+	f->nst = 0;	/* the streams went with the ownership */
 }
 
 enum verdict { CALL_OK, CALL_RESYNC, CALL_BAD };
@@ -1128,6 +1444,8 @@ static enum verdict exact_call(struct fz *f)
 			d.cmd == DPUSIM_IOCTL_XFER ? d.u.x.flags : 0, d.size);
 		return CALL_BAD;
 	}
+	if (!err && !d.use_argp && is_stream_cmd(d.cmd))
+		return stream_apply(f, &d) ? CALL_OK : CALL_BAD;
 	if (err || d.cmd != DPUSIM_IOCTL_XFER)
 		return CALL_OK;
 	if (d.exact && op->apply) {
@@ -1675,6 +1993,9 @@ FIXTURE_SETUP(fuzz)
 	ASSERT_EQ(0, mprotect(f->hole, 2 * PAGE, PROT_NONE));
 	f->dst_shadow = malloc(DST_PAGES * PAGE);
 	ASSERT_NE(NULL, f->dst_shadow);
+	f->zero = mmap(NULL, ZERO_LEN, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
+		       MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, f->zero);
 	reopen(_metadata, f);
 	f->info.size = sizeof(f->info);
 	ASSERT_EQ(0, ioctl(f->fd, DPUSIM_IOCTL_RANK_INFO, &f->info));
