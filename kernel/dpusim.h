@@ -204,6 +204,31 @@ struct dpusim_rank {
 };
 
 /**
+ * struct dpusim_stream_job - a stream move of a DPU program (stream_move.c)
+ * @work: runs the copy of an asynchronous move
+ * @pending: a move is queued or running; set under the rank's xfer_lock,
+ *           cleared by @work when its copy is done
+ * @down: from the stream to the DPU
+ * @smem: the stream's memory
+ * @soff: where the move starts in it
+ * @nr: entries of @seg
+ * @seg: the DPU's side, in order: a memory, an offset, a length
+ */
+struct dpusim_stream_job {
+	struct work_struct work;
+	bool pending;
+	bool down;
+	struct dpusim_mem *smem;
+	u64 soff;
+	u32 nr;
+	struct {
+		struct dpusim_mem *mem;
+		u64 off;
+		u64 len;
+	} seg[DPUSIM_STREAM_MOVE_MAX_BLOCKS];
+};
+
+/**
  * struct dpusim_worker - one worker file
  * @rank: the rank; the worker holds a reference on its ownership
  * @node: in rank->workers, under rank->worker_lock
@@ -215,6 +240,8 @@ struct dpusim_rank {
  * @win_mm: the address space of the window (a reference, mmgrab()), or
  *          NULL: no window; under @win_lock
  * @win_start: where the window starts in @win_mm; under @win_lock
+ * @move: the stream move in flight of the held DPU's program
+ *        (stream_move.c)
  */
 struct dpusim_worker {
 	struct dpusim_rank *rank;
@@ -224,6 +251,7 @@ struct dpusim_worker {
 	struct mutex win_lock;	/* the window's entries, inside mmap_lock */
 	struct mm_struct *win_mm;
 	unsigned long win_start;
+	struct dpusim_stream_job move;
 };
 
 /**
@@ -273,6 +301,9 @@ int dpusim_mem_populate(struct dpusim_mem *mem, u64 off, u64 len,
 			struct dpusim_mem_undo *undo);
 unsigned long dpusim_mem_undo(struct dpusim_mem_undo *undo);
 struct page *dpusim_mem_get_page(struct dpusim_mem *mem, pgoff_t idx);
+int dpusim_mem_fill(struct dpusim_mem *mem, u64 off, u64 len);
+void dpusim_mem_copy_mem(struct dpusim_mem *dst, u64 doff,
+			 struct dpusim_mem *src, u64 soff, u64 len);
 void dpusim_mem_zero(struct dpusim_mem *mem, u64 off, u64 len);
 struct page *dpusim_mem_page(struct dpusim_mem *mem, u64 off);
 void dpusim_page_copy(struct page *page, u64 off, void *buf, size_t len,
@@ -451,10 +482,12 @@ u32 dpusim_stream_seek(u32 cursor, u32 nr_tokens, s32 delta);
 int dpusim_stream_create(struct dpusim_rank *rank,
 			 struct dpusim_stream_create *c);
 int dpusim_stream_cmd(struct dpusim_rank *rank, unsigned int cmd,
-		      struct dpusim_stream_cmd *c);
+		      struct dpusim_stream_cmd *c, struct dpusim_worker *w);
 void dpusim_stream_free_all(struct dpusim_rank *rank);
 u64 dpusim_stream_resident_bytes(struct dpusim_rank *rank);
 struct dpusim_mem *dpusim_stream_mem(struct dpusim_rank *rank, u32 id);
+int dpusim_stream_core_check(struct dpusim_rank *rank, u32 core,
+			     struct dpusim_worker *w);
 int dpusim_stream_move_check(struct dpusim_rank *rank,
 			     const struct dpusim_xfer *x, u32 core);
 void dpusim_stream_move_done(struct dpusim_rank *rank,
@@ -463,6 +496,15 @@ int dpusim_stream_create_ioctl(struct dpusim_ucmd *ucmd);
 int dpusim_stream_open_ioctl(struct dpusim_ucmd *ucmd);
 int dpusim_stream_close_ioctl(struct dpusim_ucmd *ucmd);
 int dpusim_stream_seek_ioctl(struct dpusim_ucmd *ucmd);
+int dpusim_stream_cmd_respond(struct dpusim_ucmd *ucmd, unsigned int cmd);
+
+/* stream_move.c */
+void dpusim_stream_job_init(struct dpusim_worker *w);
+void dpusim_stream_job_flush(struct dpusim_worker *w);
+int dpusim_worker_stream_move(struct dpusim_worker *w,
+			      const struct dpusim_worker_stream_move *m);
+int dpusim_worker_stream_move_ioctl(struct dpusim_ucmd *ucmd);
+int dpusim_worker_stream_wait_ioctl(struct dpusim_ucmd *ucmd);
 
 /* mmap.c */
 int dpusim_mmap(struct dpusim_rank *rank, struct dpusim_worker *w,

@@ -313,13 +313,36 @@ int dpusim_stream_create(struct dpusim_rank *rank,
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_create);
 
+/**
+ * dpusim_stream_core_check - may the caller act as @core?
+ * @rank: the rank, its xfer_lock held
+ * @core: a DPU of the rank
+ * @w: the worker file of a DPU program, or NULL (a host thread, through
+ *     the rank file)
+ *
+ * A worker acts only as the DPU it holds; a host thread as any DPU that
+ * is not running (a running DPU's program is the core).
+ *
+ * Return: 0, -EPERM (the worker does not hold @core) or -EBUSY.
+ */
+int dpusim_stream_core_check(struct dpusim_rank *rank, u32 core,
+			     struct dpusim_worker *w)
+{
+	lockdep_assert_held(&rank->xfer_lock);
+	if (w)
+		return w->held >= 0 && w->held == core ? 0 : -EPERM;
+	return rank->dpus[core].state == DPUSIM_DPU_RUNNING ? -EBUSY : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_core_check);
+
 /*
  * Open, close or seek; with @ucmd the answer is written under xfer_lock
  * before the stream changes: a call that fails changes nothing.
  */
 static int dpusim_stream_cmd_answer(struct dpusim_rank *rank, unsigned int cmd,
 				    struct dpusim_stream_cmd *c,
-				    struct dpusim_ucmd *ucmd)
+				    struct dpusim_ucmd *ucmd,
+				    struct dpusim_worker *w)
 {
 	struct dpusim_stream *s;
 	s32 core;
@@ -333,6 +356,9 @@ static int dpusim_stream_cmd_answer(struct dpusim_rank *rank, unsigned int cmd,
 	ret = mutex_lock_interruptible(&rank->xfer_lock);
 	if (ret)
 		return ret;
+	ret = dpusim_stream_core_check(rank, c->core, w);
+	if (ret)
+		goto out;
 	s = xa_load(&rank->streams, c->id);
 	if (!s) {
 		ret = -ENOENT;
@@ -390,13 +416,14 @@ out:
  * @rank: the rank
  * @cmd: DPUSIM_CMD_STREAM_OPEN, _CLOSE or _SEEK
  * @c: the command; its out fields are written
+ * @w: the worker file of the DPU program acting as the core, or NULL
  *
  * Return: 0 or the errno of struct dpusim_stream_cmd.
  */
 int dpusim_stream_cmd(struct dpusim_rank *rank, unsigned int cmd,
-		      struct dpusim_stream_cmd *c)
+		      struct dpusim_stream_cmd *c, struct dpusim_worker *w)
 {
-	return dpusim_stream_cmd_answer(rank, cmd, c, NULL);
+	return dpusim_stream_cmd_answer(rank, cmd, c, NULL, w);
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_cmd);
 
@@ -526,10 +553,11 @@ int dpusim_stream_create_ioctl(struct dpusim_ucmd *ucmd)
 	return dpusim_stream_create_answer(ucmd->rank, ucmd->cmd, ucmd);
 }
 
-static int dpusim_stream_cmd_respond(struct dpusim_ucmd *ucmd,
-				     unsigned int cmd)
+/* The rank file's commands, or the worker file's (ucmd->worker) */
+int dpusim_stream_cmd_respond(struct dpusim_ucmd *ucmd, unsigned int cmd)
 {
-	return dpusim_stream_cmd_answer(ucmd->rank, cmd, ucmd->cmd, ucmd);
+	return dpusim_stream_cmd_answer(ucmd->rank, cmd, ucmd->cmd, ucmd,
+					ucmd->worker);
 }
 
 int dpusim_stream_open_ioctl(struct dpusim_ucmd *ucmd)

@@ -173,14 +173,19 @@ static int dpusim_xfer_dpu_bytes(const struct dpusim_xfer *x,
  * @x: the header
  * @dpus: its DPUs
  *
- * Return: 0, -EBUSY (a DPU of it RUNNING), or a stream move's errno.
+ * Return: 0, -EBUSY (a DPU of it RUNNING, or a stream's core), or a
+ * stream move's errno.
  */
 int dpusim_xfer_check_locked(struct dpusim_rank *rank,
 			     const struct dpusim_xfer *x,
 			     const struct dpusim_xfer_dpu *dpus)
 {
-	if (x->flags & DPUSIM_XFER_STREAM)
-		return dpusim_stream_move_check(rank, x, dpus[0].dpu);
+	int ret;
+
+	if (x->flags & DPUSIM_XFER_STREAM) {
+		ret = dpusim_stream_core_check(rank, dpus[0].dpu, NULL);
+		return ret ?: dpusim_stream_move_check(rank, x, dpus[0].dpu);
+	}
 	return dpusim_run_check_xfer(rank, dpus, x->nr_dpus);
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_check_locked);

@@ -144,7 +144,8 @@ enum {
 	 * cursor moves to the next token (after an up move, the stream ends
 	 * there).  No alignment rule; with DPUSIM_XFER_WRAM or
 	 * DPUSIM_XFER_NO_LENGTH_CHECK, or a stream the core has not open:
-	 * EINVAL; no stream @stream: ENOENT.
+	 * EINVAL; no stream @stream: ENOENT; the core is a RUNNING DPU (its
+	 * program is the core, DPUSIM_IOCTL_WORKER_STREAM_MOVE): EBUSY.
 	 */
 	DPUSIM_XFER_STREAM = 1 << 4,
 };
@@ -420,6 +421,11 @@ struct dpusim_worker_open {
 enum {
 	DPUSIM_CMD_WORKER_CLAIM = DPUSIM_WORKER_CMD_BASE,
 	DPUSIM_CMD_WORKER_FINISH,
+	DPUSIM_CMD_WORKER_STREAM_OPEN,
+	DPUSIM_CMD_WORKER_STREAM_CLOSE,
+	DPUSIM_CMD_WORKER_STREAM_SEEK,
+	DPUSIM_CMD_WORKER_STREAM_MOVE,
+	DPUSIM_CMD_WORKER_STREAM_WAIT,
 };
 
 /* dpusim_worker_claim::flags */
@@ -496,6 +502,87 @@ struct dpusim_worker_finish {
 };
 
 #define DPUSIM_IOCTL_WORKER_FINISH	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_FINISH)
+
+/* struct dpusim_stream_cmd, as the held DPU (see "Streams" below) */
+#define DPUSIM_IOCTL_WORKER_STREAM_OPEN		\
+	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_STREAM_OPEN)
+#define DPUSIM_IOCTL_WORKER_STREAM_CLOSE	\
+	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_STREAM_CLOSE)
+#define DPUSIM_IOCTL_WORKER_STREAM_SEEK		\
+	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_STREAM_SEEK)
+
+/* dpusim_worker_stream_move::flags */
+enum {
+	/* From the stream to the DPU (move_down); without it, up */
+	DPUSIM_STREAM_MOVE_DOWN = 1 << 0,
+	/* Return once queued: DPUSIM_IOCTL_WORKER_STREAM_WAIT waits for it */
+	DPUSIM_STREAM_MOVE_ASYNC = 1 << 1,
+};
+
+#define DPUSIM_STREAM_MOVE_MAX_BLOCKS	3U
+
+/**
+ * struct dpusim_window_block - a block of the held DPU's memories
+ * @offset: its offset in the window: WRAM at 0, MRAM at DPUSIM_WINDOW_MRAM
+ * @length: bytes, at least 1; the block lies inside one memory
+ */
+struct dpusim_window_block {
+	__aligned_u64 offset;
+	__aligned_u64 length;
+};
+
+/**
+ * struct dpusim_worker_stream_move - DPUSIM_IOCTL_WORKER_STREAM_MOVE
+ * @size: sizeof(struct dpusim_worker_stream_move)
+ * @flags: DPUSIM_STREAM_MOVE_*
+ * @stream: the stream, open by the DPU the worker holds
+ * @nr_blocks: entries of @blocks used, 1 .. DPUSIM_STREAM_MOVE_MAX_BLOCKS
+ * @offset: offset in the stream's memory, as for DPUSIM_XFER_STREAM
+ * @blocks: the DPU's side, in order; their lengths add up to the move's
+ *          length, with the rules of DPUSIM_XFER_STREAM (down: the token
+ *          at the cursor and the header after it; up: header, data,
+ *          terminator at the cursor)
+ *
+ * A DPU program moves one token between a stream and its own WRAM or
+ * MRAM: the kernel copies from memory to memory (the window's pages
+ * cannot be pinned).  Everything is checked and the pages written
+ * allocated before the call returns, and the cursor moves then; with
+ * DPUSIM_STREAM_MOVE_ASYNC the copy runs on a kernel thread meanwhile
+ * (a preload), one move at a time per worker file: a move, FINISH or
+ * DPUSIM_IOCTL_WORKER_STREAM_WAIT waits for the one in flight.  Pages of
+ * the DPU's memory allocated for a move that then fails stay (zeros; a
+ * running DPU's memory only grows, see DPUSIM_MMAP_WINDOW).  Errors: those
+ * of DPUSIM_XFER_STREAM, and EINVAL (unknown flag, @nr_blocks out of
+ * range, a block of length 0 or not inside one memory), EPERM (no DPU
+ * held), ENOSPC (the budget).
+ */
+struct dpusim_worker_stream_move {
+	__u32 size;
+	__u32 flags;
+	__u32 stream;
+	__u32 nr_blocks;
+	__aligned_u64 offset;
+	struct dpusim_window_block blocks[DPUSIM_STREAM_MOVE_MAX_BLOCKS];
+};
+
+#define DPUSIM_IOCTL_WORKER_STREAM_MOVE		\
+	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_STREAM_MOVE)
+
+/**
+ * struct dpusim_worker_stream_wait - DPUSIM_IOCTL_WORKER_STREAM_WAIT
+ * @size: sizeof(struct dpusim_worker_stream_wait)
+ * @flags: must be 0
+ *
+ * Waits until the worker file's move in flight (if any) is done.  Errors:
+ * EINVAL.
+ */
+struct dpusim_worker_stream_wait {
+	__u32 size;
+	__u32 flags;
+};
+
+#define DPUSIM_IOCTL_WORKER_STREAM_WAIT		\
+	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_STREAM_WAIT)
 
 /*
  * ------------------------------------------------------------------------
@@ -580,7 +667,13 @@ struct dpusim_stream_create {
  * CLOSE: it is open by no core.  SEEK: moves the cursor.  Errors: EINVAL
  * (unknown flag, @core not a DPU of the rank, @delta with OPEN or CLOSE,
  * CLOSE or SEEK of a stream @core has not open), ENOENT (no stream @id),
- * EBUSY (OPEN of a stream another core has open).
+ * EBUSY (OPEN of a stream another core has open; on the rank file, @core
+ * is RUNNING: while a DPU runs, its program is the core).
+ *
+ * The same three commands on a worker file (DPUSIM_IOCTL_WORKER_STREAM_*)
+ * act as the DPU the worker holds: @core must be that DPU (EPERM if not,
+ * or if it holds none).  A stream stays open by its core when the DPU's
+ * run ends: its next run, or a host thread acting as it, closes it.
  */
 struct dpusim_stream_cmd {
 	__u32 size;

@@ -189,7 +189,7 @@ static int stream_cmd(struct xfer_fixture *t, unsigned int cmd, u32 id,
 {
 	*out = (struct dpusim_stream_cmd){ .id = id, .core = core,
 					   .delta = delta };
-	return dpusim_stream_cmd(&t->rank, cmd, out);
+	return dpusim_stream_cmd(&t->rank, cmd, out, NULL);
 }
 
 /* One core at a time; close and seek only by it; the cursor */
