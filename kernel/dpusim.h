@@ -205,9 +205,10 @@ struct dpusim_rank {
 
 /**
  * struct dpusim_stream_job - a stream move of a DPU program (stream_move.c)
- * @work: runs the copy of an asynchronous move
+ * @thread: the worker's copy thread, which runs the asynchronous moves;
+ *          started at the first one (under the rank's xfer_lock)
  * @pending: a move is queued or running; set under the rank's xfer_lock,
- *           cleared by @work when its copy is done
+ *           cleared by @thread when its copy is done
  * @down: from the stream to the DPU
  * @smem: the stream's memory
  * @soff: where the move starts in it
@@ -215,7 +216,7 @@ struct dpusim_rank {
  * @seg: the DPU's side, in order: a memory, an offset, a length
  */
 struct dpusim_stream_job {
-	struct work_struct work;
+	struct task_struct *thread;
 	bool pending;
 	bool down;
 	struct dpusim_mem *smem;
@@ -501,6 +502,7 @@ int dpusim_stream_cmd_respond(struct dpusim_ucmd *ucmd, unsigned int cmd);
 /* stream_move.c */
 void dpusim_stream_job_init(struct dpusim_worker *w);
 void dpusim_stream_job_flush(struct dpusim_worker *w);
+void dpusim_stream_job_exit(struct dpusim_worker *w);
 int dpusim_worker_stream_move(struct dpusim_worker *w,
 			      const struct dpusim_worker_stream_move *m);
 int dpusim_worker_stream_move_ioctl(struct dpusim_ucmd *ucmd);

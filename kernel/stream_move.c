@@ -10,7 +10,7 @@
  * A move is checked, the pages it writes allocated and the stream's
  * cursor moved under the rank's xfer_lock, as for a transfer; then the
  * copy runs at once, or, for an asynchronous move (a preload), on the
- * worker's work item while the program computes.  A worker file has at
+ * worker's copy thread while the program computes.  A worker file has at
  * most one move in flight (struct dpusim_stream_job): the next move waits
  * for it, and so does the end of the DPU's run (dpusim_stream_job_flush()
  * from dpusim_dpu_end() and the unclaim), so a job only ever writes the
@@ -19,7 +19,11 @@
  * and the job takes no lock: flushing it under xfer_lock cannot deadlock.
  */
 #include <kunit/visibility.h>
+#include <linux/kthread.h>
 #include <linux/overflow.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/stat.h>
+#include <linux/wait_bit.h>
 
 #include "dpusim.h"
 
@@ -39,13 +43,56 @@ static void dpusim_stream_job_copy(struct dpusim_stream_job *job)
 	}
 }
 
-static void dpusim_stream_job_work(struct work_struct *work)
-{
-	struct dpusim_stream_job *job =
-		container_of(work, struct dpusim_stream_job, work);
+/*
+ * How long the copy thread and a waiter poll before they sleep.  Under
+ * emulation, waking a thread on another CPU costs tens of microseconds,
+ * more than a token's copy: a program that moves a token every few tens
+ * of microseconds finds the thread still polling, as a DMA engine waits
+ * for its next descriptor.
+ */
+#define DPUSIM_STREAM_POLL_NS	(200 * NSEC_PER_USEC)
 
-	dpusim_stream_job_copy(job);
-	smp_store_release(&job->pending, false);	/* after the copy */
+/*
+ * Poll for @job->pending == @want, at most DPUSIM_STREAM_POLL_NS and only
+ * while nothing else waits for the CPU (as KVM's halt polling does); the
+ * copy thread (@want true) also stops polling when it is told to stop.
+ * local_clock(), not ktime_get_ns(): the clocksource may be an emulated
+ * device whose every read takes the emulator's global lock.
+ */
+static bool dpusim_stream_job_poll(struct dpusim_stream_job *job, bool want)
+{
+	u64 end = local_clock() + DPUSIM_STREAM_POLL_NS;
+
+	while (smp_load_acquire(&job->pending) != want) {
+		if (need_resched() || !single_task_running() ||
+		    local_clock() > end || (want && kthread_should_stop()))
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+/* The worker's copy thread: runs the asynchronous moves, one at a time. */
+static int dpusim_stream_job_thread(void *data)
+{
+	struct dpusim_stream_job *job = data;
+
+	for (;;) {
+		if (!dpusim_stream_job_poll(job, true)) {
+			set_current_state(TASK_INTERRUPTIBLE);
+			if (kthread_should_stop()) {
+				__set_current_state(TASK_RUNNING);
+				return 0;
+			}
+			if (!smp_load_acquire(&job->pending))
+				schedule();
+			__set_current_state(TASK_RUNNING);
+			continue;
+		}
+		dpusim_stream_job_copy(job);
+		smp_store_release(&job->pending, false);	/* after the copy */
+		wake_up_var(&job->pending);
+	}
 }
 
 /**
@@ -54,19 +101,49 @@ static void dpusim_stream_job_work(struct work_struct *work)
  */
 void dpusim_stream_job_init(struct dpusim_worker *w)
 {
-	INIT_WORK(&w->move.work, dpusim_stream_job_work);
+	w->move.thread = NULL;
 	w->move.pending = false;
+}
+
+/**
+ * dpusim_stream_job_exit - the worker file goes: its copy thread stops
+ * @w: the worker, with no move in flight
+ */
+void dpusim_stream_job_exit(struct dpusim_worker *w)
+{
+	if (w->move.thread)
+		kthread_stop(w->move.thread);
+}
+
+/* The copy thread, started at the first asynchronous move. */
+static int dpusim_stream_job_start(struct dpusim_worker *w)
+{
+	struct task_struct *t;
+
+	if (w->move.thread)
+		return 0;
+	t = kthread_run(dpusim_stream_job_thread, &w->move, "dpusim-dma/%d",
+			task_pid_nr(current));
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	w->move.thread = t;
+	return 0;
 }
 
 /**
  * dpusim_stream_job_flush - wait for the worker's move in flight
  * @w: the worker
  *
- * May be called under the rank's xfer_lock (the job takes no lock).
+ * May be called under the rank's xfer_lock (the copy takes no lock).
  */
 void dpusim_stream_job_flush(struct dpusim_worker *w)
 {
-	flush_work(&w->move.work);
+	struct dpusim_stream_job *job = &w->move;
+
+	if (!smp_load_acquire(&job->pending) ||
+	    dpusim_stream_job_poll(job, false))
+		return;
+	wait_var_event(&job->pending, !smp_load_acquire(&job->pending));
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_job_flush);
 
@@ -185,6 +262,11 @@ int dpusim_worker_stream_move(struct dpusim_worker *w,
 		ret = -EPERM;
 		goto out;
 	}
+	if (m->flags & DPUSIM_STREAM_MOVE_ASYNC) {
+		ret = dpusim_stream_job_start(w);
+		if (ret)
+			goto out;
+	}
 	ret = dpusim_stream_job_segs(rank, dpu, m, job, &len);
 	if (ret)
 		goto out;
@@ -211,8 +293,8 @@ int dpusim_worker_stream_move(struct dpusim_worker *w,
 		goto out;
 	dpusim_stream_move_done(rank, &x);
 	if (m->flags & DPUSIM_STREAM_MOVE_ASYNC) {
-		WRITE_ONCE(job->pending, true);
-		queue_work(system_unbound_wq, &job->work);
+		smp_store_release(&job->pending, true);	/* after the job */
+		wake_up_process(job->thread);
 	} else {
 		dpusim_stream_job_copy(job);
 	}

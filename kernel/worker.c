@@ -295,7 +295,7 @@ void dpusim_worker_destroy(struct dpusim_worker *w)
 		put_pid(p->pid);
 		kfree(p);
 	}
-	dpusim_stream_job_flush(w);	/* none: flushed when @held ended */
+	dpusim_stream_job_exit(w);	/* no move: flushed when @held ended */
 	mutex_destroy(&w->win_lock);
 	kfree(w);
 	dpusim_rank_put(rank);

@@ -20,6 +20,7 @@
 #ifndef DPUSIM_DPURT_EBSP_H
 #define DPUSIM_DPURT_EBSP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* A stream as this DPU has it open: fill it with bsp_stream_open(). */
@@ -58,5 +59,13 @@ int bsp_stream_move_up(ebsp_stream *stream, const void *data, int data_size,
 
 /* Move the cursor by @delta_tokens, clamped; INT_MIN: start, INT_MAX: end. */
 void bsp_stream_seek(ebsp_stream *stream, int delta_tokens);
+
+/*
+ * EBSP's local allocator: @size bytes of WRAM (8-aligned) from the heap,
+ * given back by ebsp_free() for the next ebsp_malloc() or stream of this
+ * launch.  Faults the DPU when the WRAM is full, as mem_alloc() does.
+ */
+void *ebsp_malloc(unsigned int size);
+void ebsp_free(void *ptr);
 
 #endif /* DPUSIM_DPURT_EBSP_H */

@@ -76,6 +76,22 @@ static void wram_put(char *p, uint32_t size)
 		pool[pool_nr++] = (struct wram_block){ p, size };
 }
 
+void *ebsp_malloc(unsigned int size)
+{
+	uint64_t *p = (uint64_t *)wram_get((size + 15) & ~7U);
+
+	*p = (size + 15) & ~7U;	/* the block's size, for ebsp_free() */
+	return p + 1;
+}
+
+void ebsp_free(void *ptr)
+{
+	uint64_t *p = (uint64_t *)ptr - 1;
+
+	if (ptr)
+		wram_put((char *)p, (uint32_t)*p);
+}
+
 /* The window offset of [p, p + len) in the DPU's WRAM or MRAM; -1 if not. */
 static int64_t window_off(const void *p, uint64_t len)
 {

@@ -524,4 +524,10 @@ TEST_F(ebsp_dpu, open_race_between_dpus_and_close)
 	ebsp_set_core(0);
 }
 
+/* The example (tools/examples/streams.c) checks every result itself */
+TEST(example_streams)
+{
+	EXPECT_EQ(0, run_cmd("build/examples/streams --dpus 8 > /dev/null"));
+}
+
 TEST_HARNESS_MAIN

@@ -4,8 +4,11 @@
  * compute-bound consumer of a down-stream, with and without preload
  * (target: preload hides at least 80 % of the transfer).
  *
- * One rank; a host thread acts as core 0 (ebsp_set_core).  A stream of
- * --tokens tokens of --token bytes.  Per repetition, each timed:
+ * One rank; the core is DPU 0: a host thread acting as it
+ * (ebsp_set_core(0)), or with --core dpu a DPU program
+ * (tools/bench/dpu/stream_consumer.c, one pass per launch, timed by the
+ * program itself with the perfcounter, so the launch is not counted).  A
+ * stream of --tokens tokens of --token bytes.  Per repetition, each timed:
  *   xfer      move_down of every token, no compute
  *   compute   the consumer's work on every token, no move (on a copy)
  *   plain     move_down without preload, then the work, token by token
@@ -16,8 +19,8 @@
  * about --ratio times the transfer of a token (compute-bound).  Medians
  * of --reps repetitions.
  *
- * usage: stream_bench [--tokens N] [--token BYTES] [--reps N] [--ratio R]
- *                     [--json FILE]
+ * usage: stream_bench [--core host|dpu] [--tokens N] [--token BYTES]
+ *                     [--reps N] [--ratio R] [--json FILE]
  */
 #include <dpu.h>
 #include <ebsp.h>
@@ -32,6 +35,9 @@ static unsigned int tokens = 64, reps = 7;
 static unsigned int token = 256 * 1024;
 static double ratio = 1.5;
 static unsigned int rounds = 1;	/* the work's passes over a token */
+static int dpu_core;			/* --core dpu */
+static struct dpu_set_t core_dpu;	/* with it: DPU 0 of the set */
+#define CONSUMER "build/bench/dpu/stream_consumer"
 
 static double now_us(void)
 {
@@ -69,6 +75,34 @@ static uint64_t work(const void *buf, unsigned int n)
 
 static volatile uint64_t sink;
 
+/* One pass run by the DPU program; µs. */
+static double dpu_pass(int move, int preload, int compute)
+{
+	struct {
+		uint32_t move, preload, compute, rounds;
+		uint32_t tokens, token;
+	} args = { move, preload, compute, rounds, tokens, token };
+	uint64_t cycles = 0, mc = 0;
+	int32_t bad = 0;
+
+	if (dpu_copy_to(core_dpu, "args", 0, &args, sizeof(args)) != DPU_OK ||
+	    dpu_launch(core_dpu, DPU_SYNCHRONOUS) != DPU_OK ||
+	    dpu_copy_from(core_dpu, "cycles", 0, &cycles, sizeof(cycles)) != DPU_OK ||
+	    dpu_copy_from(core_dpu, "move_cycles", 0, &mc, sizeof(mc)) != DPU_OK ||
+	    dpu_copy_from(core_dpu, "bad", 0, &bad, sizeof(bad)) != DPU_OK) {
+		fprintf(stderr, "stream_bench: running %s failed\n", CONSUMER);
+		exit(1);
+	}
+	if (bad != -1) {
+		fprintf(stderr, "stream_bench: the DPU program failed at token %d\n", bad);
+		exit(1);
+	}
+	if (getenv("STREAM_BENCH_DEBUG"))
+		fprintf(stderr, "pass move %d preload %d compute %d: %.0f us, %.0f in move_down\n",
+			move, preload, compute, cycles / 350.0, mc / 350.0);
+	return cycles / 350.0;	/* the perfcounter's 350 MHz cycles */
+}
+
 /* One pass over the stream: move (and preload) and/or work; µs. */
 static double pass(int move, int preload, int compute, const void *copy)
 {
@@ -77,6 +111,9 @@ static double pass(int move, int preload, int compute, const void *copy)
 	double t0;
 	unsigned int i;
 	int n;
+
+	if (dpu_core)
+		return dpu_pass(move, preload, compute);
 
 	if (!bsp_stream_open(&s, 0))
 		exit(1);
@@ -118,10 +155,12 @@ int main(int argc, char **argv)
 			reps = (unsigned int)strtoul(argv[++a], NULL, 10);
 		else if (!strcmp(argv[a], "--ratio") && a + 1 < argc)
 			ratio = strtod(argv[++a], NULL);
+		else if (!strcmp(argv[a], "--core") && a + 1 < argc)
+			dpu_core = !strcmp(argv[++a], "dpu");
 		else if (!strcmp(argv[a], "--json") && a + 1 < argc)
 			json = argv[++a];
 		else {
-			fprintf(stderr, "usage: stream_bench [--tokens N] [--token BYTES] [--reps N] [--ratio R] [--json FILE]\n");
+			fprintf(stderr, "usage: stream_bench [--core host|dpu] [--tokens N] [--token BYTES] [--reps N] [--ratio R] [--json FILE]\n");
 			return 2;
 		}
 	}
@@ -142,6 +181,14 @@ int main(int argc, char **argv)
 	ebsp_set_core(0);
 	if (!bsp_stream_create((int)total, (int)token, data))
 		return 1;
+	if (dpu_core) {
+		unsigned int k;
+
+		DPU_FOREACH(set, core_dpu, k)
+			break;
+		if (dpu_load(core_dpu, CONSUMER, NULL) != DPU_OK)
+			return 1;
+	}
 
 	/* calibrate the work: about ratio x one token's transfer */
 	x = pass(1, 0, 0, NULL);
@@ -162,8 +209,8 @@ int main(int argc, char **argv)
 	l = median(tl, reps);
 	p = median(tp, reps);
 	hidden = (l - p) / x;
-	printf("stream %u tokens x %u B, host thread as core 0, work %u passes (%.1fx a token's transfer):\n",
-	       tokens, token, rounds, c / x);
+	printf("stream %u tokens x %u B, %s as core 0, work %u passes (%.1fx a token's transfer):\n",
+	       tokens, token, dpu_core ? "a DPU program" : "a host thread", rounds, c / x);
 	printf("  transfer alone %.0f us, work alone %.0f us, both without preload %.0f us, with preload %.0f us\n",
 	       x, c, l, p);
 	printf("  preload hides %.0f %% of the transfer (target >= 80 %%: %s); ideal max(transfer, work) %.0f us\n",
@@ -172,8 +219,9 @@ int main(int argc, char **argv)
 		FILE *f = fopen(json, "w");
 
 		if (f) {
-			fprintf(f, "{\"tokens\": %u, \"token_bytes\": %u, \"work_rounds\": %u, \"xfer_us\": %.1f, \"work_us\": %.1f, \"plain_us\": %.1f, \"preload_us\": %.1f, \"hidden\": %.3f, \"reps\": %u}\n",
-				tokens, token, rounds, x, c, l, p, hidden, reps);
+			fprintf(f, "{\"core\": \"%s\", \"tokens\": %u, \"token_bytes\": %u, \"work_rounds\": %u, \"xfer_us\": %.1f, \"work_us\": %.1f, \"plain_us\": %.1f, \"preload_us\": %.1f, \"hidden\": %.3f, \"reps\": %u}\n",
+				dpu_core ? "dpu" : "host", tokens, token, rounds, x, c, l, p,
+				hidden, reps);
 			fclose(f);
 		}
 	}
