@@ -63,6 +63,7 @@ static bool dpusim_stream_job_poll(struct dpusim_stream_job *job, bool want)
 {
 	u64 end = local_clock() + DPUSIM_STREAM_POLL_NS;
 
+	/* acquire: the job's fields, or the copy, as the releaser left them */
 	while (smp_load_acquire(&job->pending) != want) {
 		if (need_resched() || !single_task_running() ||
 		    local_clock() > end || (want && kthread_should_stop()))
@@ -84,6 +85,7 @@ static int dpusim_stream_job_thread(void *data)
 				__set_current_state(TASK_RUNNING);
 				return 0;
 			}
+			/* acquire: pairs with the submitter's release */
 			if (!smp_load_acquire(&job->pending))
 				schedule();
 			__set_current_state(TASK_RUNNING);
@@ -140,9 +142,11 @@ void dpusim_stream_job_flush(struct dpusim_worker *w)
 {
 	struct dpusim_stream_job *job = &w->move;
 
+	/* acquire: the copy is seen done, pairs with the thread's release */
 	if (!smp_load_acquire(&job->pending) ||
 	    dpusim_stream_job_poll(job, false))
 		return;
+	/* the same, once woken by wake_up_var() */
 	wait_var_event(&job->pending, !smp_load_acquire(&job->pending));
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_job_flush);
@@ -253,6 +257,7 @@ int dpusim_worker_stream_move(struct dpusim_worker *w,
 		ret = mutex_lock_interruptible(&rank->xfer_lock);
 		if (ret)
 			return ret;
+		/* acquire: the previous copy is done with the job's fields */
 		if (!smp_load_acquire(&job->pending))
 			break;
 		mutex_unlock(&rank->xfer_lock);
