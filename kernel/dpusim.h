@@ -504,7 +504,7 @@ void dpusim_stream_job_init(struct dpusim_worker *w);
 void dpusim_stream_job_flush(struct dpusim_worker *w);
 void dpusim_stream_job_exit(struct dpusim_worker *w);
 int dpusim_worker_stream_move(struct dpusim_worker *w,
-			      const struct dpusim_worker_stream_move *m);
+			      struct dpusim_worker_stream_move *m);
 int dpusim_worker_stream_move_ioctl(struct dpusim_ucmd *ucmd);
 int dpusim_worker_stream_wait_ioctl(struct dpusim_ucmd *ucmd);
 

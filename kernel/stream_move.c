@@ -68,7 +68,7 @@ static bool dpusim_stream_job_poll(struct dpusim_stream_job *job, bool want)
 		if (need_resched() || !single_task_running() ||
 		    local_clock() > end || (want && kthread_should_stop()))
 			return false;
-		cpu_relax();
+		barrier();
 	}
 	return true;
 }
@@ -229,27 +229,22 @@ static int dpusim_stream_job_populate(struct dpusim_rank *rank,
 	return ret;
 }
 
-/**
- * dpusim_worker_stream_move - a DPU program moves a token
- * @w: the worker file holding the DPU
- * @m: the move, DPUSIM_IOCTL_WORKER_STREAM_MOVE
- *
- * Return: 0 (done, or queued with DPUSIM_STREAM_MOVE_ASYNC), or the errno
- * of struct dpusim_worker_stream_move with nothing moved.
- */
-int dpusim_worker_stream_move(struct dpusim_worker *w,
-			      const struct dpusim_worker_stream_move *m)
+/* A move; with @ucmd its answer is written before anything changes. */
+static int dpusim_worker_stream_move_answer(struct dpusim_worker *w,
+					    struct dpusim_worker_stream_move *m,
+					    struct dpusim_ucmd *ucmd)
 {
 	struct dpusim_rank *rank = w->rank;
 	struct dpusim_stream_job *job = &w->move;
 	struct dpusim_stream *s;
 	struct dpusim_xfer x;
-	u64 len;
+	u64 len, off;
 	s32 dpu;
 	int ret;
 
 	if (m->flags & ~(DPUSIM_STREAM_MOVE_DOWN | DPUSIM_STREAM_MOVE_ASYNC) ||
-	    !m->nr_blocks || m->nr_blocks > DPUSIM_STREAM_MOVE_MAX_BLOCKS)
+	    !m->nr_blocks || m->nr_blocks > DPUSIM_STREAM_MOVE_MAX_BLOCKS ||
+	    m->__reserved)
 		return -EINVAL;
 	for (;;) {
 		/* the move in flight first: its job is reused */
@@ -290,6 +285,13 @@ int dpusim_worker_stream_move(struct dpusim_worker *w,
 	ret = dpusim_stream_move_check(rank, &x, dpu);
 	if (ret)
 		goto out;
+	/* answered first: a move whose answer cannot be written does not happen */
+	m->size = sizeof(*m);
+	m->next = x.flags & DPUSIM_XFER_FROM_DPU ?
+		  dpusim_stream_token(s, s->cursor + 1, &off) : 0;
+	ret = ucmd ? dpusim_ucmd_respond(ucmd, sizeof(*m)) : 0;
+	if (ret)
+		goto out;
 	job->down = m->flags & DPUSIM_STREAM_MOVE_DOWN;
 	job->smem = &s->mem;
 	job->soff = m->offset;
@@ -307,11 +309,25 @@ out:
 	mutex_unlock(&rank->xfer_lock);
 	return ret;
 }
+
+/**
+ * dpusim_worker_stream_move - a DPU program moves a token
+ * @w: the worker file holding the DPU
+ * @m: the move, DPUSIM_IOCTL_WORKER_STREAM_MOVE; @next is written
+ *
+ * Return: 0 (done, or queued with DPUSIM_STREAM_MOVE_ASYNC), or the errno
+ * of struct dpusim_worker_stream_move with nothing moved.
+ */
+int dpusim_worker_stream_move(struct dpusim_worker *w,
+			      struct dpusim_worker_stream_move *m)
+{
+	return dpusim_worker_stream_move_answer(w, m, NULL);
+}
 EXPORT_SYMBOL_IF_KUNIT(dpusim_worker_stream_move);
 
 int dpusim_worker_stream_move_ioctl(struct dpusim_ucmd *ucmd)
 {
-	return dpusim_worker_stream_move(ucmd->worker, ucmd->cmd);
+	return dpusim_worker_stream_move_answer(ucmd->worker, ucmd->cmd, ucmd);
 }
 
 int dpusim_worker_stream_wait_ioctl(struct dpusim_ucmd *ucmd)

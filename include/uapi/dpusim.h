@@ -542,6 +542,10 @@ struct dpusim_window_block {
  *          length, with the rules of DPUSIM_XFER_STREAM (down: the token
  *          at the cursor and the header after it; up: header, data,
  *          terminator at the cursor)
+ * @next: out, down: the size of the token after the one moved (0: it is
+ *        the last), so that a preload can be described before the token
+ *        that holds its header has arrived; up: 0
+ * @__reserved: must be 0
  *
  * A DPU program moves one token between a stream and its own WRAM or
  * MRAM: the kernel copies from memory to memory (the window's pages
@@ -549,7 +553,8 @@ struct dpusim_window_block {
  * allocated before the call returns, and the cursor moves then; with
  * DPUSIM_STREAM_MOVE_ASYNC the copy runs on a kernel thread meanwhile
  * (a preload), one move at a time per worker file: a move, FINISH or
- * DPUSIM_IOCTL_WORKER_STREAM_WAIT waits for the one in flight.  Pages of
+ * DPUSIM_IOCTL_WORKER_STREAM_WAIT waits for the one in flight (so the
+ * next preload also waits for the token before it: one call per token).  Pages of
  * the DPU's memory allocated for a move that then fails stay (zeros; a
  * running DPU's memory only grows, see DPUSIM_MMAP_WINDOW).  Errors: those
  * of DPUSIM_XFER_STREAM, and EINVAL (unknown flag, @nr_blocks out of
@@ -563,6 +568,8 @@ struct dpusim_worker_stream_move {
 	__u32 nr_blocks;
 	__aligned_u64 offset;
 	struct dpusim_window_block blocks[DPUSIM_STREAM_MOVE_MAX_BLOCKS];
+	__u32 next;
+	__u32 __reserved;
 };
 
 #define DPUSIM_IOCTL_WORKER_STREAM_MOVE		\

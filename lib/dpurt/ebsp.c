@@ -142,8 +142,10 @@ static int stream_wait(ebsp_stream *s)
 	return xioctl(DPUSIM_IOCTL_WORKER_STREAM_WAIT, &w);
 }
 
+/* One move; *@next (if not NULL) gets the size of the token after it. */
 static int stream_move(ebsp_stream *s, uint32_t flags, uint64_t off,
-		       const void *const *ptr, const uint64_t *len, uint32_t nb)
+		       const void *const *ptr, const uint64_t *len, uint32_t nb,
+		       uint32_t *next)
 {
 	struct dpusim_worker_stream_move m = {
 		.size = sizeof(m), .flags = flags, .stream = (uint32_t)s->id,
@@ -160,7 +162,11 @@ static int stream_move(ebsp_stream *s, uint32_t flags, uint64_t off,
 		}
 		m.blocks[i] = (struct dpusim_window_block){ (uint64_t)w, len[i] };
 	}
-	return xioctl(DPUSIM_IOCTL_WORKER_STREAM_MOVE, &m);
+	if (xioctl(DPUSIM_IOCTL_WORKER_STREAM_MOVE, &m))
+		return -1;
+	if (next)
+		*next = m.next;
+	return 0;
 }
 
 /* The launch changed since the buffers were taken: they are gone. */
@@ -253,14 +259,19 @@ void bsp_stream_close(ebsp_stream *stream)
 	stream->id = -1;
 }
 
-/* Fetch the next token (s->size bytes, at s->data_off) into buf[i]. */
-static int stream_fetch(ebsp_stream *s, int i, int async)
+/*
+ * Fetch the token of @size bytes at @off into buf[@i]; *@next gets the size
+ * of the token after it.  An asynchronous fetch returns once queued, after
+ * the kernel waited for the fetch before it.
+ */
+static int stream_fetch(ebsp_stream *s, int i, uint64_t off, uint32_t size,
+			int async, uint32_t *next)
 {
 	const void *p = s->buf[i];
-	uint64_t len = s->size + HDR;
+	uint64_t len = size + HDR;
 
 	return stream_move(s, DPUSIM_STREAM_MOVE_DOWN | (async ? DPUSIM_STREAM_MOVE_ASYNC : 0),
-			   s->data_off, &p, &len, 1);
+			   off, &p, &len, 1, next);
 }
 
 int bsp_stream_move_down(ebsp_stream *stream, void **buffer, int preload)
@@ -270,14 +281,33 @@ int bsp_stream_move_down(ebsp_stream *stream, void **buffer, int preload)
 
 	if (stream_check(s, "bsp_stream_move_down") || !buffer)
 		return 0;
+	size = s->size;
 	if (s->preloaded) {
-		if (stream_wait(s)) {
+		/*
+		 * The token to return is in flight into buf[cur ^ 1] and the
+		 * kernel told the size of the one after it (s->after): the next
+		 * preload goes into buf[cur], which the caller is done with, and
+		 * its call waits for the token in flight.  One call per token.
+		 */
+		int queued = 0;
+
+		next = s->after;
+		if (preload && next) {
+			if (!stream_fetch(s, s->cur, s->data_off + size + HDR, next, 1,
+					  &s->after))
+				queued = 1;
+			else
+				ebsp_err("bsp_stream_move_down", "preloading the next token", errno);
+		}
+		/* not queued: wait for the token in flight here */
+		if (!queued && stream_wait(s)) {
 			ebsp_err("bsp_stream_move_down", "the preloaded token", errno);
 			return 0;
 		}
+		s->preloaded = queued;
 		s->cur ^= 1;
 	} else {
-		if (!s->size)
+		if (!size)
 			return 0;	/* the end, for good */
 		if (!s->buf[0]) {
 			/* tokens are at most token_size: two buffers for good */
@@ -287,24 +317,23 @@ int bsp_stream_move_down(ebsp_stream *stream, void **buffer, int preload)
 		}
 		if (s->up_pending)
 			stream_wait(s);
-		if (stream_fetch(s, s->cur ^ 1, 0)) {
+		if (stream_fetch(s, s->cur ^ 1, s->data_off, size, 0, &next)) {
 			ebsp_err("bsp_stream_move_down", "moving the token", errno);
 			return 0;
 		}
 		s->cur ^= 1;
+		if (preload && next) {
+			if (stream_fetch(s, s->cur ^ 1, s->data_off + size + HDR, next, 1,
+					 &s->after))
+				ebsp_err("bsp_stream_move_down", "preloading the next token", errno);
+			else
+				s->preloaded = 1;
+		}
 	}
-	size = s->size;
-	memcpy(&next, s->buf[s->cur] + size + 4, sizeof(next));
 	*buffer = s->buf[s->cur];
 	s->data_off += size + HDR;
 	s->prev = size;
 	s->size = next;
-	if (preload && next && next + HDR <= s->cap) {
-		if (stream_fetch(s, s->cur ^ 1, 1))
-			ebsp_err("bsp_stream_move_down", "preloading the next token", errno);
-		else
-			s->preloaded = 1;
-	}
 	return (int)size;
 }
 
@@ -342,7 +371,7 @@ int bsp_stream_move_up(ebsp_stream *stream, const void *data, int data_size,
 	len[1] = (uint64_t)data_size;
 	len[2] = HDR;
 	if (stream_move(s, wait_for_completion ? 0 : DPUSIM_STREAM_MOVE_ASYNC,
-			s->data_off - HDR, ptr, len, 3)) {
+			s->data_off - HDR, ptr, len, 3, NULL)) {
 		int err = errno;
 
 		if (err == ENOSPC)
