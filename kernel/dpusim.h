@@ -205,8 +205,12 @@ struct dpusim_rank {
 
 /**
  * struct dpusim_stream_job - a stream move of a DPU program (stream_move.c)
- * @thread: the worker's copy thread, which runs the asynchronous moves;
- *          started at the first one (under the rank's xfer_lock)
+ * @start_lock: the start of @thread and the allocation of @ring_page
+ * @thread: the worker's copy thread, which runs the asynchronous moves and
+ *          those of the move ring; started at the first one
+ * @ring_page: the move ring's page (DPUSIM_MMAP_MOVE_RING), or NULL
+ * @ring: its kernel address; set once, under @start_lock
+ * @ring_seen: the sequence number of the ring's move taken last (@thread's)
  * @pending: a move is queued or running; set under the rank's xfer_lock,
  *           cleared by @thread when its copy is done
  * @down: from the stream to the DPU
@@ -216,7 +220,11 @@ struct dpusim_rank {
  * @seg: the DPU's side, in order: a memory, an offset, a length
  */
 struct dpusim_stream_job {
+	struct mutex start_lock;	/* @thread, @ring_page */
 	struct task_struct *thread;
+	struct page *ring_page;
+	struct dpusim_move_ring *ring;
+	u32 ring_seen;
 	bool pending;
 	bool down;
 	struct dpusim_mem *smem;
@@ -503,6 +511,8 @@ int dpusim_stream_cmd_respond(struct dpusim_ucmd *ucmd, unsigned int cmd);
 void dpusim_stream_job_init(struct dpusim_worker *w);
 void dpusim_stream_job_flush(struct dpusim_worker *w);
 void dpusim_stream_job_exit(struct dpusim_worker *w);
+int dpusim_stream_ring_mmap(struct dpusim_worker *w,
+			    struct vm_area_struct *vma);
 int dpusim_worker_stream_move(struct dpusim_worker *w,
 			      struct dpusim_worker_stream_move *m);
 int dpusim_worker_stream_move_ioctl(struct dpusim_ucmd *ucmd);

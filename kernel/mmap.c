@@ -438,6 +438,8 @@ int dpusim_mmap(struct dpusim_rank *rank, struct dpusim_worker *w,
 		return -EINVAL;
 	if (w && vma->vm_pgoff == DPUSIM_WINDOW_PGOFF)
 		return dpusim_window_mmap(w, vma);
+	if (w && vma->vm_pgoff == DPUSIM_MMAP_MOVE_RING >> PAGE_SHIFT)
+		return dpusim_stream_ring_mmap(w, vma);
 	wram = vma->vm_pgoff & DPUSIM_MMAP_MEM_PAGES;
 	if (!w && !wram && dpu >= DPUSIM_MMAP_STREAM_FIRST &&
 	    dpu < DPUSIM_MMAP_STREAM_FIRST + DPUSIM_STREAM_MAX)

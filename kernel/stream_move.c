@@ -52,49 +52,140 @@ static void dpusim_stream_job_copy(struct dpusim_stream_job *job)
  */
 #define DPUSIM_STREAM_POLL_NS	(200 * NSEC_PER_USEC)
 
+static int dpusim_worker_stream_move_locked(struct dpusim_worker *w,
+					    struct dpusim_worker_stream_move *m,
+					    struct dpusim_ucmd *ucmd);
+
+/* A move written to the ring and not taken yet */
+static bool dpusim_stream_ring_ready(struct dpusim_stream_job *job)
+{
+	struct dpusim_move_ring *r = READ_ONCE(job->ring);
+
+	return r && READ_ONCE(r->submitted) != job->ring_seen;
+}
+
 /*
- * Poll for @job->pending == @want, at most DPUSIM_STREAM_POLL_NS and only
- * while nothing else waits for the CPU (as KVM's halt polling does); the
- * copy thread (@want true) also stops polling when it is told to stop.
- * local_clock(), not ktime_get_ns(): the clocksource may be an emulated
- * device whose every read takes the emulator's global lock.
+ * Poll, at most DPUSIM_STREAM_POLL_NS and only while nothing else waits
+ * for the CPU (as KVM's halt polling does): the copy thread (@thread) for
+ * work (a queued move or one in the ring), a waiter for the end of the
+ * move in flight.  local_clock(), not ktime_get_ns(): the clocksource may
+ * be an emulated device whose every read takes the emulator's global
+ * lock; and no cpu_relax(): under QEMU's TCG each PAUSE leaves the
+ * translated code and takes that lock too.
  */
-static bool dpusim_stream_job_poll(struct dpusim_stream_job *job, bool want)
+static bool dpusim_stream_job_poll(struct dpusim_stream_job *job, bool thread)
 {
 	u64 end = local_clock() + DPUSIM_STREAM_POLL_NS;
 
-	/* acquire: the job's fields, or the copy, as the releaser left them */
-	while (smp_load_acquire(&job->pending) != want) {
+	for (;;) {
+		/* acquire: the job's fields, or the copy, as the releaser left them */
+		bool pending = smp_load_acquire(&job->pending);
+
+		if (thread ? pending || dpusim_stream_ring_ready(job) : !pending)
+			return true;
 		if (need_resched() || !single_task_running() ||
-		    local_clock() > end || (want && kthread_should_stop()))
+		    local_clock() > end || (thread && kthread_should_stop()))
 			return false;
 		barrier();
 	}
-	return true;
 }
 
-/* The worker's copy thread: runs the asynchronous moves, one at a time. */
+/* Tell the ring's program that the thread sleeps (or not). */
+static void dpusim_stream_ring_flags(struct dpusim_stream_job *job, u32 flags)
+{
+	struct dpusim_move_ring *r = READ_ONCE(job->ring);
+
+	if (r)
+		WRITE_ONCE(r->flags, flags);
+}
+
+/*
+ * Carry out the move the ring holds, as the ioctl would (synchronously),
+ * and answer in the ring.  Only this thread runs queued moves, so one it
+ * finds queued (by the ioctl, meanwhile) runs first.
+ */
+static void dpusim_stream_ring_run(struct dpusim_worker *w)
+{
+	struct dpusim_stream_job *job = &w->move;
+	struct dpusim_move_ring *r = job->ring;
+	struct dpusim_worker_stream_move m;
+	u32 seq, dpu;
+	int ret;
+
+	/* acquire: the move was written before its number */
+	seq = smp_load_acquire(&r->submitted);
+	dpu = READ_ONCE(r->dpu);
+	memcpy(&m, &r->move, sizeof(m));	/* a snapshot, checked as such */
+	job->ring_seen = seq;
+	m.flags &= ~DPUSIM_STREAM_MOVE_ASYNC;
+	for (;;) {
+		/* acquire: a job queued meanwhile, its fields */
+		if (smp_load_acquire(&job->pending)) {
+			dpusim_stream_job_copy(job);
+			/* release: after the copy */
+			smp_store_release(&job->pending, false);
+			wake_up_var(&job->pending);
+		}
+		mutex_lock(&w->rank->xfer_lock);
+		/* acquire: as above; none can be queued while we hold the lock */
+		if (!smp_load_acquire(&job->pending))
+			break;
+		mutex_unlock(&w->rank->xfer_lock);
+	}
+	/* a move left over from the run of another DPU does not happen */
+	ret = dpu == w->held ? dpusim_worker_stream_move_locked(w, &m, NULL) :
+			       -EPERM;
+	mutex_unlock(&w->rank->xfer_lock);
+	WRITE_ONCE(r->result, ret);
+	WRITE_ONCE(r->next, ret ? 0 : m.next);
+	/* release: the answer before its number */
+	smp_store_release(&r->done, seq);
+}
+
+/*
+ * The worker's copy thread: runs the queued moves and those of the move
+ * ring, one at a time.
+ */
 static int dpusim_stream_job_thread(void *data)
 {
-	struct dpusim_stream_job *job = data;
+	struct dpusim_worker *w = data;
+	struct dpusim_stream_job *job = &w->move;
 
-	for (;;) {
+	while (!kthread_should_stop()) {
 		if (!dpusim_stream_job_poll(job, true)) {
+			dpusim_stream_ring_flags(job, DPUSIM_MOVE_RING_NEED_WAKEUP);
+			/* the flag before the last look; pairs with the program's */
+			smp_mb();
 			set_current_state(TASK_INTERRUPTIBLE);
 			if (kthread_should_stop()) {
 				__set_current_state(TASK_RUNNING);
 				return 0;
 			}
 			/* acquire: pairs with the submitter's release */
-			if (!smp_load_acquire(&job->pending))
+			if (!smp_load_acquire(&job->pending) &&
+			    !dpusim_stream_ring_ready(job))
 				schedule();
 			__set_current_state(TASK_RUNNING);
+			dpusim_stream_ring_flags(job, 0);
 			continue;
 		}
-		dpusim_stream_job_copy(job);
-		smp_store_release(&job->pending, false);	/* after the copy */
-		wake_up_var(&job->pending);
+		/* acquire: the queued job's fields */
+		if (smp_load_acquire(&job->pending)) {
+			dpusim_stream_job_copy(job);
+			/* release: after the copy */
+			smp_store_release(&job->pending, false);
+			wake_up_var(&job->pending);
+		} else {
+			dpusim_stream_ring_run(w);
+		}
 	}
+	return 0;
+}
+
+/* Wake the copy thread, if it sleeps (while it polls, it sees the work). */
+static void dpusim_stream_job_wake(struct dpusim_stream_job *job)
+{
+	wake_up_process(job->thread);
 }
 
 /**
@@ -103,8 +194,8 @@ static int dpusim_stream_job_thread(void *data)
  */
 void dpusim_stream_job_init(struct dpusim_worker *w)
 {
-	w->move.thread = NULL;
-	w->move.pending = false;
+	memset(&w->move, 0, sizeof(w->move));
+	mutex_init(&w->move.start_lock);
 }
 
 /**
@@ -115,21 +206,64 @@ void dpusim_stream_job_exit(struct dpusim_worker *w)
 {
 	if (w->move.thread)
 		kthread_stop(w->move.thread);
+	if (w->move.ring_page)
+		put_page(w->move.ring_page);
+	mutex_destroy(&w->move.start_lock);
 }
 
-/* The copy thread, started at the first asynchronous move. */
+/* The copy thread, started at the first asynchronous move or ring. */
 static int dpusim_stream_job_start(struct dpusim_worker *w)
 {
 	struct task_struct *t;
+	int ret = 0;
 
-	if (w->move.thread)
-		return 0;
-	t = kthread_run(dpusim_stream_job_thread, &w->move, "dpusim-dma/%d",
-			task_pid_nr(current));
-	if (IS_ERR(t))
-		return PTR_ERR(t);
-	w->move.thread = t;
-	return 0;
+	mutex_lock(&w->move.start_lock);
+	if (!w->move.thread) {
+		t = kthread_run(dpusim_stream_job_thread, w, "dpusim-dma/%d",
+				task_pid_nr(current));
+		if (IS_ERR(t))
+			ret = PTR_ERR(t);
+		else
+			w->move.thread = t;
+	}
+	mutex_unlock(&w->move.start_lock);
+	return ret;
+}
+
+/**
+ * dpusim_stream_ring_mmap - mmap() of a worker file's move ring
+ * @w: the worker
+ * @vma: one page, MAP_SHARED, at DPUSIM_MMAP_MOVE_RING
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int dpusim_stream_ring_mmap(struct dpusim_worker *w,
+			    struct vm_area_struct *vma)
+{
+	struct dpusim_stream_job *job = &w->move;
+	struct page *page;
+	int ret;
+
+	if (vma_pages(vma) != 1)
+		return -EINVAL;
+	ret = dpusim_stream_job_start(w);
+	if (ret)
+		return ret;
+	mutex_lock(&job->start_lock);
+	page = job->ring_page;
+	if (!page) {
+		page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!page) {
+			mutex_unlock(&job->start_lock);
+			return -ENOMEM;
+		}
+		job->ring_page = page;
+		/* lowmem: the kernel writes it through its own mapping */
+		WRITE_ONCE(job->ring, page_address(page));
+	}
+	mutex_unlock(&job->start_lock);
+	dpusim_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	return vm_insert_page(vma, vma->vm_start, page);
 }
 
 /**
@@ -229,8 +363,11 @@ static int dpusim_stream_job_populate(struct dpusim_rank *rank,
 	return ret;
 }
 
-/* A move; with @ucmd its answer is written before anything changes. */
-static int dpusim_worker_stream_move_answer(struct dpusim_worker *w,
+/*
+ * A move, the rank's xfer_lock held and no move in flight; with @ucmd
+ * its answer is written before anything changes.
+ */
+static int dpusim_worker_stream_move_locked(struct dpusim_worker *w,
 					    struct dpusim_worker_stream_move *m,
 					    struct dpusim_ucmd *ucmd)
 {
@@ -242,39 +379,25 @@ static int dpusim_worker_stream_move_answer(struct dpusim_worker *w,
 	s32 dpu;
 	int ret;
 
+	lockdep_assert_held(&rank->xfer_lock);
 	if (m->flags & ~(DPUSIM_STREAM_MOVE_DOWN | DPUSIM_STREAM_MOVE_ASYNC) ||
 	    !m->nr_blocks || m->nr_blocks > DPUSIM_STREAM_MOVE_MAX_BLOCKS ||
 	    m->__reserved)
 		return -EINVAL;
-	for (;;) {
-		/* the move in flight first: its job is reused */
-		dpusim_stream_job_flush(w);
-		ret = mutex_lock_interruptible(&rank->xfer_lock);
-		if (ret)
-			return ret;
-		/* acquire: the previous copy is done with the job's fields */
-		if (!smp_load_acquire(&job->pending))
-			break;
-		mutex_unlock(&rank->xfer_lock);
-	}
 	dpu = w->held;
-	if (dpu < 0) {
-		ret = -EPERM;
-		goto out;
-	}
+	if (dpu < 0)
+		return -EPERM;
 	if (m->flags & DPUSIM_STREAM_MOVE_ASYNC) {
 		ret = dpusim_stream_job_start(w);
 		if (ret)
-			goto out;
+			return ret;
 	}
 	ret = dpusim_stream_job_segs(rank, dpu, m, job, &len);
 	if (ret)
-		goto out;
+		return ret;
 	s = xa_load(&rank->streams, m->stream);
-	if (!s) {
-		ret = -ENOENT;
-		goto out;
-	}
+	if (!s)
+		return -ENOENT;
 	x = (struct dpusim_xfer) {
 		.flags = m->flags & DPUSIM_STREAM_MOVE_DOWN ?
 			 DPUSIM_XFER_FROM_DPU : 0,
@@ -284,29 +407,51 @@ static int dpusim_worker_stream_move_answer(struct dpusim_worker *w,
 	};
 	ret = dpusim_stream_move_check(rank, &x, dpu);
 	if (ret)
-		goto out;
+		return ret;
 	/* answered first: a move whose answer cannot be written does not happen */
 	m->size = sizeof(*m);
 	m->next = x.flags & DPUSIM_XFER_FROM_DPU ?
 		  dpusim_stream_token(s, s->cursor + 1, &off) : 0;
 	ret = ucmd ? dpusim_ucmd_respond(ucmd, sizeof(*m)) : 0;
 	if (ret)
-		goto out;
+		return ret;
 	job->down = m->flags & DPUSIM_STREAM_MOVE_DOWN;
 	job->smem = &s->mem;
 	job->soff = m->offset;
 	ret = dpusim_stream_job_populate(rank, job, len);
 	if (ret)
-		goto out;
+		return ret;
 	dpusim_stream_move_done(rank, &x);
 	if (m->flags & DPUSIM_STREAM_MOVE_ASYNC) {
-		smp_store_release(&job->pending, true);	/* after the job */
-		wake_up_process(job->thread);
+		/* release: the job's fields before the flag */
+		smp_store_release(&job->pending, true);
+		dpusim_stream_job_wake(job);
 	} else {
 		dpusim_stream_job_copy(job);
 	}
-out:
-	mutex_unlock(&rank->xfer_lock);
+	return 0;
+}
+
+/* The ioctl's move: the one in flight first (its job is reused). */
+static int dpusim_worker_stream_move_answer(struct dpusim_worker *w,
+					    struct dpusim_worker_stream_move *m,
+					    struct dpusim_ucmd *ucmd)
+{
+	struct mutex *lock = &w->rank->xfer_lock;
+	int ret;
+
+	for (;;) {
+		dpusim_stream_job_flush(w);
+		ret = mutex_lock_interruptible(lock);
+		if (ret)
+			return ret;
+		/* acquire: the previous copy is done with the job's fields */
+		if (!smp_load_acquire(&w->move.pending))
+			break;
+		mutex_unlock(lock);
+	}
+	ret = dpusim_worker_stream_move_locked(w, m, ucmd);
+	mutex_unlock(lock);
 	return ret;
 }
 
@@ -334,8 +479,13 @@ int dpusim_worker_stream_wait_ioctl(struct dpusim_ucmd *ucmd)
 {
 	struct dpusim_worker_stream_wait *wt = ucmd->cmd;
 
-	if (wt->flags)
+	if (wt->flags & ~DPUSIM_STREAM_WAIT_KICK)
 		return -EINVAL;
+	if (wt->flags & DPUSIM_STREAM_WAIT_KICK) {
+		if (ucmd->worker->move.thread)
+			dpusim_stream_job_wake(&ucmd->worker->move);
+		return 0;
+	}
 	dpusim_stream_job_flush(ucmd->worker);
 	return 0;
 }

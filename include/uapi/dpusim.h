@@ -575,13 +575,19 @@ struct dpusim_worker_stream_move {
 #define DPUSIM_IOCTL_WORKER_STREAM_MOVE		\
 	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_STREAM_MOVE)
 
+/* dpusim_worker_stream_wait::flags */
+enum {
+	/* Only wake the copy thread (it takes the move ring's move); no wait */
+	DPUSIM_STREAM_WAIT_KICK = 1 << 0,
+};
+
 /**
  * struct dpusim_worker_stream_wait - DPUSIM_IOCTL_WORKER_STREAM_WAIT
  * @size: sizeof(struct dpusim_worker_stream_wait)
- * @flags: must be 0
+ * @flags: DPUSIM_STREAM_WAIT_*
  *
- * Waits until the worker file's move in flight (if any) is done.  Errors:
- * EINVAL.
+ * Waits until the worker file's move in flight (if any) is done; with
+ * DPUSIM_STREAM_WAIT_KICK, wakes the copy thread instead.  Errors: EINVAL.
  */
 struct dpusim_worker_stream_wait {
 	__u32 size;
@@ -590,6 +596,52 @@ struct dpusim_worker_stream_wait {
 
 #define DPUSIM_IOCTL_WORKER_STREAM_WAIT		\
 	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_STREAM_WAIT)
+
+/*
+ * The move ring of a worker file: mmap() of one page at
+ * DPUSIM_MMAP_MOVE_RING (MAP_SHARED, read and write) shows a struct
+ * dpusim_move_ring through which the DPU program submits moves with no
+ * system call, as io_uring's SQPOLL does: it writes @move, then stores
+ * @submitted + 1 (release); the worker file's copy thread, which polls
+ * while it has work (and a little after), takes a snapshot of @move,
+ * checks and carries it out as DPUSIM_IOCTL_WORKER_STREAM_MOVE would
+ * (synchronously: DPUSIM_STREAM_MOVE_ASYNC is ignored), writes @result
+ * and @next, then stores the sequence number in @done (release).  When
+ * the thread goes to sleep it sets DPUSIM_MOVE_RING_NEED_WAKEUP in
+ * @flags: a program that sees it after storing @submitted (with a full
+ * barrier in between) wakes the thread with DPUSIM_IOCTL_WORKER_STREAM_WAIT
+ * and DPUSIM_STREAM_WAIT_KICK.  One move at a time: write the next once
+ * @done caught up.  The kernel trusts nothing in the page: a move written
+ * wrong fails with its errno in @result; the page is the program's own.
+ * One ring per worker file; every mapping shows the same page.
+ */
+#define DPUSIM_MMAP_MOVE_RING	DPUSIM_MMAP_MRAM(0xfffffffeU)
+
+/* dpusim_move_ring::flags */
+enum {
+	DPUSIM_MOVE_RING_NEED_WAKEUP = 1 << 0,
+};
+
+/**
+ * struct dpusim_move_ring - the page at DPUSIM_MMAP_MOVE_RING
+ * @submitted: the program's: sequence number of the move in @move
+ * @done: the kernel's: sequence number of the last move carried out
+ * @flags: the kernel's: DPUSIM_MOVE_RING_*
+ * @result: the kernel's: 0 or -errno of move @done
+ * @next: the kernel's: @next of move @done
+ * @dpu: the program's: the DPU it runs as; a move for another DPU than the
+ *       one the worker file holds when the thread takes it fails (EPERM)
+ * @move: the program's: the move, as for DPUSIM_IOCTL_WORKER_STREAM_MOVE
+ */
+struct dpusim_move_ring {
+	__u32 submitted;
+	__u32 done;
+	__u32 flags;
+	__s32 result;
+	__u32 next;
+	__u32 dpu;
+	struct dpusim_worker_stream_move move;
+};
 
 /*
  * ------------------------------------------------------------------------

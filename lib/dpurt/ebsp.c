@@ -14,9 +14,11 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 
 #include <alloc.h>
 #include <dpurt/ebsp.h>	/* not the host's include/ebsp.h */
@@ -133,16 +135,144 @@ static void stream_at(ebsp_stream *s, const struct dpusim_stream_cmd *o)
 	s->data_off = o->offset + HDR;
 }
 
-static int stream_wait(ebsp_stream *s)
-{
-	struct dpusim_worker_stream_wait w = { .size = sizeof(w) };
+/*
+ * The worker file's move ring (DPUSIM_MMAP_MOVE_RING): asynchronous moves
+ * (a preload, a move_up that does not wait) are written to it and carried
+ * out by the kernel's copy thread, with no system call while the thread
+ * polls.  Mapped at the first one; without it, those moves are synchronous.
+ */
+static struct dpusim_move_ring *ring;
+static uint32_t ring_seq;
+static int ring_tried;
 
-	s->preloaded = 0;
-	s->up_pending = 0;
-	return xioctl(DPUSIM_IOCTL_WORKER_STREAM_WAIT, &w);
+static void ring_kick(void)
+{
+	struct dpusim_worker_stream_wait w = { .size = sizeof(w),
+					       .flags = DPUSIM_STREAM_WAIT_KICK };
+
+	xioctl(DPUSIM_IOCTL_WORKER_STREAM_WAIT, &w);
 }
 
-/* One move; *@next (if not NULL) gets the size of the token after it. */
+/*
+ * Wait for the ring's last move; its result (0 or -errno) and the size of
+ * the token after it.  Polls the page (no PAUSE: under emulation each one
+ * costs a trip through the emulator's global lock), and wakes the copy
+ * thread if it went to sleep.
+ */
+static int ring_wait(uint32_t *next)
+{
+	unsigned long spins = 0;
+
+	while (__atomic_load_n(&ring->done, __ATOMIC_ACQUIRE) != ring_seq) {
+		if (++spins < 4096)
+			continue;
+		/* long: the thread sleeps, or waits for this CPU */
+		if (__atomic_load_n(&ring->flags, __ATOMIC_RELAXED) &
+		    DPUSIM_MOVE_RING_NEED_WAKEUP)
+			ring_kick();
+		sched_yield();
+	}
+	if (next)
+		*next = ring->next;
+	return ring->result;
+}
+
+static int ring_map(void)
+{
+	void *p;
+
+	if (ring_tried)
+		return ring != NULL;
+	ring_tried = 1;
+	p = mmap(NULL, sizeof(*ring) <= 4096 ? 4096 : sizeof(*ring), PROT_READ | PROT_WRITE,
+		 MAP_SHARED, dpurt_worker_fd, DPUSIM_MMAP_MOVE_RING);
+	if (p == MAP_FAILED)
+		return 0;
+	ring = p;
+	/* a move of a program that faulted before it finished: let it end */
+	ring_seq = __atomic_load_n(&ring->submitted, __ATOMIC_RELAXED);
+	ring_wait(NULL);
+	return 1;
+}
+
+/*
+ * The stream whose move is in the ring, until its answer is collected
+ * into it (ring_collect(), by whoever needs the ring next or the stream's
+ * own wait).  A stream closes (and a run ends) only with its move
+ * collected, so the pointer never outlives it.
+ */
+static ebsp_stream *ring_owner;
+/* The run ended with @orphan's move collected as @orphan_result. */
+static ebsp_stream *orphan;
+static int orphan_result;
+
+static void ring_collect(void)
+{
+	ebsp_stream *s = ring_owner;
+
+	if (!s)
+		return;
+	s->ring_result = ring_wait(&s->ring_next);
+	s->ring_done = 1;
+	ring_owner = NULL;
+}
+
+/* Submit @m, a move of stream @s, to the ring. */
+static void ring_submit(ebsp_stream *s, const struct dpusim_worker_stream_move *m)
+{
+	ring_collect();		/* one move at a time */
+	ring_owner = s;
+	s->ring_done = 0;
+	memcpy(&ring->move, m, sizeof(*m));
+	ring->dpu = dpurt_worker_dpu;
+	__atomic_store_n(&ring->submitted, ++ring_seq, __ATOMIC_RELEASE);
+	/* the number before the look at the flag; pairs with the thread's */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&ring->flags, __ATOMIC_RELAXED) & DPUSIM_MOVE_RING_NEED_WAKEUP)
+		ring_kick();
+}
+
+/*
+ * The run of the DPU ends (worker.c, before FINISH): the ring's move in
+ * flight is done first, so none is left for the next DPU's run.
+ */
+void dpurt_ebsp_quiesce(void)
+{
+	orphan = ring_owner;
+	if (ring_owner)
+		orphan_result = ring_wait(NULL);
+	ring_owner = NULL;
+}
+
+/*
+ * Wait for @s's move in the ring; 0 or -1 with errno (its error).  *@next
+ * (if not NULL) gets the size of the token after the one it moved.
+ */
+static int stream_wait_next(ebsp_stream *s, uint32_t *next)
+{
+	int r = 0;
+
+	if (s->preloaded || s->up_pending) {
+		if (ring_owner == s)
+			ring_collect();
+		r = s->ring_result;
+		if (next)
+			*next = s->ring_next;
+	}
+	s->preloaded = 0;
+	s->up_pending = 0;
+	if (r) {
+		errno = -r;
+		return -1;
+	}
+	return 0;
+}
+
+static int stream_wait(ebsp_stream *s)
+{
+	return stream_wait_next(s, NULL);
+}
+
 static int stream_move(ebsp_stream *s, uint32_t flags, uint64_t off,
 		       const void *const *ptr, const uint64_t *len, uint32_t nb,
 		       uint32_t *next)
@@ -162,6 +292,10 @@ static int stream_move(ebsp_stream *s, uint32_t flags, uint64_t off,
 		}
 		m.blocks[i] = (struct dpusim_window_block){ (uint64_t)w, len[i] };
 	}
+	if (flags & DPUSIM_STREAM_MOVE_ASYNC) {
+		ring_submit(s, &m);	/* the caller checked ring_map() */
+		return 0;
+	}
 	if (xioctl(DPUSIM_IOCTL_WORKER_STREAM_MOVE, &m))
 		return -1;
 	if (next)
@@ -176,8 +310,12 @@ static void stream_relaunch(ebsp_stream *s)
 
 	if (s->launch == launch_gen)
 		return;
-	if (s->preloaded && !stream_cmd(s, DPUSIM_IOCTL_WORKER_STREAM_SEEK, -1, &o))
-		stream_at(s, &o);	/* fetch the preloaded token again */
+	/* a preload moved the cursor: fetch that token again */
+	if (s->preloaded && s == orphan && !orphan_result &&
+	    !stream_cmd(s, DPUSIM_IOCTL_WORKER_STREAM_SEEK, -1, &o))
+		stream_at(s, &o);
+	if (s == orphan)
+		orphan = NULL;
 	s->preloaded = s->up_pending = 0;
 	s->buf[0] = s->buf[1] = NULL;
 	s->cap = 0;
@@ -261,8 +399,7 @@ void bsp_stream_close(ebsp_stream *stream)
 
 /*
  * Fetch the token of @size bytes at @off into buf[@i]; *@next gets the size
- * of the token after it.  An asynchronous fetch returns once queued, after
- * the kernel waited for the fetch before it.
+ * of the token after it (asynchronous: at ring_wait()).
  */
 static int stream_fetch(ebsp_stream *s, int i, uint64_t off, uint32_t size,
 			int async, uint32_t *next)
@@ -277,58 +414,40 @@ static int stream_fetch(ebsp_stream *s, int i, uint64_t off, uint32_t size,
 int bsp_stream_move_down(ebsp_stream *stream, void **buffer, int preload)
 {
 	ebsp_stream *s = stream;
-	uint32_t size, next;
+	uint32_t size, next = 0;
 
 	if (stream_check(s, "bsp_stream_move_down") || !buffer)
 		return 0;
 	size = s->size;
+	if (s->up_pending && stream_wait(s))
+		ebsp_err("bsp_stream_move_down", "the token moved up", errno);
 	if (s->preloaded) {
-		/*
-		 * The token to return is in flight into buf[cur ^ 1] and the
-		 * kernel told the size of the one after it (s->after): the next
-		 * preload goes into buf[cur], which the caller is done with, and
-		 * its call waits for the token in flight.  One call per token.
-		 */
-		int queued = 0;
-
-		next = s->after;
-		if (preload && next) {
-			if (!stream_fetch(s, s->cur, s->data_off + size + HDR, next, 1,
-					  &s->after))
-				queued = 1;
-			else
-				ebsp_err("bsp_stream_move_down", "preloading the next token", errno);
+		/* the token to return is in flight into buf[cur ^ 1] */
+		if (!stream_wait_next(s, &next)) {
+			s->cur ^= 1;
+			goto got;
 		}
-		/* not queued: wait for the token in flight here */
-		if (!queued && stream_wait(s)) {
-			ebsp_err("bsp_stream_move_down", "the preloaded token", errno);
-			return 0;
-		}
-		s->preloaded = queued;
-		s->cur ^= 1;
-	} else {
-		if (!size)
-			return 0;	/* the end, for good */
-		if (!s->buf[0]) {
-			/* tokens are at most token_size: two buffers for good */
-			s->cap = s->token_size + HDR;
-			s->buf[0] = wram_get(2 * s->cap);
-			s->buf[1] = s->buf[0] + s->cap;
-		}
-		if (s->up_pending)
-			stream_wait(s);
-		if (stream_fetch(s, s->cur ^ 1, s->data_off, size, 0, &next)) {
-			ebsp_err("bsp_stream_move_down", "moving the token", errno);
-			return 0;
-		}
-		s->cur ^= 1;
-		if (preload && next) {
-			if (stream_fetch(s, s->cur ^ 1, s->data_off + size + HDR, next, 1,
-					 &s->after))
-				ebsp_err("bsp_stream_move_down", "preloading the next token", errno);
-			else
-				s->preloaded = 1;
-		}
+		ebsp_err("bsp_stream_move_down", "the preloaded token", errno);
+		/* not moved: fetch it now */
+	}
+	if (!size)
+		return 0;	/* the end, for good */
+	if (!s->buf[0]) {
+		/* tokens are at most token_size: two buffers for good */
+		s->cap = s->token_size + HDR;
+		s->buf[0] = wram_get(2 * s->cap);
+		s->buf[1] = s->buf[0] + s->cap;
+	}
+	if (stream_fetch(s, s->cur ^ 1, s->data_off, size, 0, &next)) {
+		ebsp_err("bsp_stream_move_down", "moving the token", errno);
+		return 0;
+	}
+	s->cur ^= 1;
+got:
+	/* the next token into the other buffer, meanwhile */
+	if (preload && next && ring_map()) {
+		stream_fetch(s, s->cur ^ 1, s->data_off + size + HDR, next, 1, NULL);
+		s->preloaded = 1;
 	}
 	*buffer = s->buf[s->cur];
 	s->data_off += size + HDR;
@@ -370,6 +489,8 @@ int bsp_stream_move_up(ebsp_stream *stream, const void *data, int data_size,
 	len[0] = HDR;
 	len[1] = (uint64_t)data_size;
 	len[2] = HDR;
+	if (!wait_for_completion && !ring_map())
+		wait_for_completion = 1;	/* no ring: synchronous */
 	if (stream_move(s, wait_for_completion ? 0 : DPUSIM_STREAM_MOVE_ASYNC,
 			s->data_off - HDR, ptr, len, 3, NULL)) {
 		int err = errno;
@@ -400,10 +521,11 @@ void bsp_stream_seek(ebsp_stream *stream, int delta_tokens)
 	if (stream_check(s, "bsp_stream_seek"))
 		return;
 	if (s->preloaded || s->up_pending) {
+		int preloaded = s->preloaded;
+
 		/* relative to the token last returned: the kernel is one ahead */
-		if (s->preloaded && delta != INT_MIN && delta != INT_MAX)
+		if (!stream_wait(s) && preloaded && delta != INT_MIN && delta != INT_MAX)
 			delta--;
-		stream_wait(s);
 	}
 	if (stream_cmd(s, DPUSIM_IOCTL_WORKER_STREAM_SEEK, delta, &o)) {
 		ebsp_err("bsp_stream_seek", "seeking", errno);

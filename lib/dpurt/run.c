@@ -189,6 +189,13 @@ static __attribute__((noreturn)) void worker_end(bool fault, const char *reason)
 {
 	struct dpusim_worker_finish fin;
 
+	/*
+	 * halt(): no stream move left in flight.  A fault may have stopped a
+	 * move's submission halfway, so it does not wait: the kernel fails a
+	 * move left over for another DPU (struct dpusim_move_ring::dpu).
+	 */
+	if (!fault)
+		dpurt_ebsp_quiesce();
 	munmap((void *)DPURT_WRAM_BASE, DPUSIM_WINDOW_SIZE);	/* the window */
 	memset(&fin, 0, sizeof(fin));
 	fin.size = sizeof(fin);
