@@ -56,6 +56,26 @@ static int dpusim_worker_stream_move_locked(struct dpusim_worker *w,
 					    struct dpusim_worker_stream_move *m,
 					    struct dpusim_ucmd *ucmd);
 
+/*
+ * Run the queued move (the copy thread's): the copy, then @pending
+ * cleared and a waiter of dpusim_stream_job_flush() woken.  wake_up_var()
+ * looks at the wait queue without its lock: the full barrier orders the
+ * store of @pending before that look (store_release_wake_up()).  Without
+ * it the look may pass the store (a store buffer), find the queue empty
+ * while the waiter, queued meanwhile, still reads @pending true, and the
+ * waiter sleeps for ever: uninterruptibly, under the rank's xfer_lock
+ * (FINISH, the release of the worker file).
+ */
+static void dpusim_stream_job_run(struct dpusim_stream_job *job)
+{
+	dpusim_stream_job_copy(job);
+	/* release: after the copy */
+	smp_store_release(&job->pending, false);
+	/* the store before the wait queue's lockless look */
+	smp_mb();
+	wake_up_var(&job->pending);
+}
+
 /* A move written to the ring and not taken yet */
 static bool dpusim_stream_ring_ready(struct dpusim_stream_job *job)
 {
@@ -100,6 +120,46 @@ static void dpusim_stream_ring_flags(struct dpusim_stream_job *job, u32 flags)
 }
 
 /*
+ * Take the rank's xfer_lock for a move of the ring, no queued move left
+ * (they run first).  The thread must not sleep on the lock: its holder
+ * may be waiting in dpusim_stream_job_flush() (FINISH, or the worker
+ * file's release, right after an asynchronous
+ * DPUSIM_IOCTL_WORKER_STREAM_MOVE) for a move queued meanwhile, which only
+ * this thread copies; asleep on the lock, it would never copy it and
+ * both would wait for ever (the mutex lets the flusher take it from
+ * under the waiter it woke).  So it tries the lock and runs what gets
+ * queued, polling a while, then sleeping a tick at a time (or till a
+ * move is queued: the submitter wakes it).
+ */
+static void dpusim_stream_ring_lock(struct dpusim_worker *w)
+{
+	struct dpusim_stream_job *job = &w->move;
+	struct mutex *lock = &w->rank->xfer_lock;
+	u64 end = local_clock() + DPUSIM_STREAM_POLL_NS;
+
+	for (;;) {
+		/* acquire: a job queued meanwhile, its fields */
+		if (smp_load_acquire(&job->pending))
+			dpusim_stream_job_run(job);
+		if (mutex_trylock(lock)) {
+			/* acquire: none can be queued while we hold the lock */
+			if (!smp_load_acquire(&job->pending))
+				return;
+			mutex_unlock(lock);
+			continue;
+		}
+		if (!need_resched() && single_task_running() &&
+		    local_clock() < end)
+			continue;
+		set_current_state(TASK_INTERRUPTIBLE);
+		/* acquire: pairs with the submitter's release */
+		if (!smp_load_acquire(&job->pending))
+			schedule_timeout(1);
+		__set_current_state(TASK_RUNNING);
+	}
+}
+
+/*
  * Carry out the move the ring holds, as the ioctl would (synchronously),
  * and answer in the ring.  Only this thread runs queued moves, so one it
  * finds queued (by the ioctl, meanwhile) runs first.
@@ -118,20 +178,7 @@ static void dpusim_stream_ring_run(struct dpusim_worker *w)
 	memcpy(&m, &r->move, sizeof(m));	/* a snapshot, checked as such */
 	job->ring_seen = seq;
 	m.flags &= ~DPUSIM_STREAM_MOVE_ASYNC;
-	for (;;) {
-		/* acquire: a job queued meanwhile, its fields */
-		if (smp_load_acquire(&job->pending)) {
-			dpusim_stream_job_copy(job);
-			/* release: after the copy */
-			smp_store_release(&job->pending, false);
-			wake_up_var(&job->pending);
-		}
-		mutex_lock(&w->rank->xfer_lock);
-		/* acquire: as above; none can be queued while we hold the lock */
-		if (!smp_load_acquire(&job->pending))
-			break;
-		mutex_unlock(&w->rank->xfer_lock);
-	}
+	dpusim_stream_ring_lock(w);
 	/* a move left over from the run of another DPU does not happen */
 	ret = dpu == w->held ? dpusim_worker_stream_move_locked(w, &m, NULL) :
 			       -EPERM;
@@ -170,14 +217,10 @@ static int dpusim_stream_job_thread(void *data)
 			continue;
 		}
 		/* acquire: the queued job's fields */
-		if (smp_load_acquire(&job->pending)) {
-			dpusim_stream_job_copy(job);
-			/* release: after the copy */
-			smp_store_release(&job->pending, false);
-			wake_up_var(&job->pending);
-		} else {
+		if (smp_load_acquire(&job->pending))
+			dpusim_stream_job_run(job);
+		else
 			dpusim_stream_ring_run(w);
-		}
 	}
 	return 0;
 }
