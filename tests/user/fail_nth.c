@@ -1908,6 +1908,7 @@ struct mctx {
 	struct dpusim_worker_stream_move mv;	/* the armed move's answer */
 	long long res_s, res_m, res_w;	/* resident bytes before the call */
 	int moved;			/* the move of a move-and-wait: 0 or -1 */
+	struct dpusim_move_ring *ring;	/* the worker's move ring, or NULL */
 };
 
 struct mpath {
@@ -2267,6 +2268,73 @@ static void mc_wdown(struct __test_metadata *_metadata, struct mctx *m, int r,
 		TH_LOG("n=%u: the next move: %s", n, strerror(errno));
 }
 
+/*
+ * The move ring: its mmap (the page, the copy thread), then token 0 down
+ * through it, answered in the page (the thread's own work is not
+ * injected: it is not the calling task).
+ */
+static int mo_ring_down(struct mctx *m)
+{
+	struct dpusim_worker_stream_wait kick = {
+		.size = sizeof(kick), .flags = DPUSIM_STREAM_WAIT_KICK,
+	};
+	struct dpusim_move_ring *r;
+	int i;
+
+	r = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, m->w,
+		 DPUSIM_MMAP_MOVE_RING);
+	if (r == MAP_FAILED)
+		return -1;
+	m->ring = r;
+	r->move = (struct dpusim_worker_stream_move){
+		.size = sizeof(r->move), .flags = DPUSIM_STREAM_MOVE_DOWN,
+		.nr_blocks = 2, .offset = 8,
+		.blocks = { mv_down[0], mv_down[1] },
+	};
+	r->dpu = MV_DPU;
+	__atomic_store_n(&r->submitted, r->done + 1, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (i = 0; i < 20000 &&
+	     __atomic_load_n(&r->done, __ATOMIC_ACQUIRE) != r->submitted; i++) {
+		if (r->flags & DPUSIM_MOVE_RING_NEED_WAKEUP)
+			ioctl(m->w, DPUSIM_IOCTL_WORKER_STREAM_WAIT, &kick);
+		usleep(100);
+	}
+	if (r->done != r->submitted) {
+		errno = ETIMEDOUT;	/* not a clean errno: reported */
+		return -1;
+	}
+	m->mv.next = r->next;
+	if (r->result) {
+		errno = -r->result;
+		return -1;
+	}
+	return 0;
+}
+
+static void mc_wdown(struct __test_metadata *_metadata, struct mctx *m, int r,
+		     unsigned int n);
+
+static void mc_ring_down(struct __test_metadata *_metadata, struct mctx *m,
+			 int r, unsigned int n)
+{
+	/* a failed mmap left no ring: one maps now */
+	if (r) {
+		void *p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       m->w, DPUSIM_MMAP_MOVE_RING);
+
+		EXPECT_NE(MAP_FAILED, p) TH_LOG("n=%u: the ring after a failed mmap: %s",
+						 n, strerror(errno));
+		if (p != MAP_FAILED)
+			munmap(p, PAGE);
+	}
+	mc_wdown(_metadata, m, r, n);
+	/* the ring holds the worker file: it goes before the close */
+	if (m->ring)
+		munmap(m->ring, PAGE);
+	m->ring = NULL;
+}
+
 /* A move up (and WAIT): the stream's bytes, tokens, pages */
 static void mc_wup(struct __test_metadata *_metadata, struct mctx *m, int r,
 		   unsigned int n)
@@ -2441,6 +2509,8 @@ MOVE_SWEEP(worker_stream_move_down_async, mp_held_open, mo_wdown_async, mc_wdown
 MOVE_SWEEP(worker_stream_move_up, mp_held_open, mo_wup, mc_wup)
 /* ... asynchronous, then WAIT */
 MOVE_SWEEP(worker_stream_move_up_async, mp_held_open, mo_wup_async, mc_wup)
+/* mmap of the move ring (DPUSIM_MMAP_MOVE_RING) and a move through it */
+MOVE_SWEEP(move_ring_mmap_move, mp_held_open, mo_ring_down, mc_ring_down)
 /* DPUSIM_IOCTL_WORKER_STREAM_WAIT for a move queued */
 MOVE_SWEEP(worker_stream_wait, mp_held_queued, mo_wwait, mc_wwait)
 /* DPUSIM_IOCTL_XFER with DPUSIM_XFER_STREAM, down into a host buffer */
