@@ -170,7 +170,7 @@ int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *src)
 	ret = mutex_lock_interruptible(&rank->xfer_lock);
 	if (ret)
 		goto err_lists;
-	ret = dpusim_run_check_xfer(rank, job->p.dpus, x->nr_dpus);
+	ret = dpusim_xfer_check_locked(rank, x, job->p.dpus);
 	if (!ret)	/* room before pinning... */
 		ret = dpusim_async_room(rank, &job->p);
 	if (ret)
@@ -186,6 +186,8 @@ int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *src)
 		goto err_unlock;
 	}
 	dpusim_async_account(rank, &job->p, 1);
+	if (x->flags & DPUSIM_XFER_STREAM)
+		dpusim_stream_move_done(rank, x);	/* the cursor moves now */
 	atomic_inc(&rank->async_pending);
 	dpusim_rank_get(rank);
 	queue_work(rank->async_wq, &job->work);

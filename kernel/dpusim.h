@@ -200,6 +200,41 @@ struct dpusim_rank {
 	struct mutex worker_lock;	/* workers, nr_workers, pids */
 	struct list_head workers;
 	u32 nr_workers;
+	struct xarray streams;		/* stream.c, under xfer_lock */
+};
+
+/**
+ * struct dpusim_stream_job - a stream move of a DPU program (stream_move.c)
+ * @start_lock: the start of @thread and the allocation of @ring_page
+ * @thread: the worker's copy thread, which runs the asynchronous moves and
+ *          those of the move ring; started at the first one
+ * @ring_page: the move ring's page (DPUSIM_MMAP_MOVE_RING), or NULL
+ * @ring: its kernel address; set once, under @start_lock
+ * @ring_seen: the sequence number of the ring's move taken last (@thread's)
+ * @pending: a move is queued or running; set under the rank's xfer_lock,
+ *           cleared by @thread when its copy is done
+ * @down: from the stream to the DPU
+ * @smem: the stream's memory
+ * @soff: where the move starts in it
+ * @nr: entries of @seg
+ * @seg: the DPU's side, in order: a memory, an offset, a length
+ */
+struct dpusim_stream_job {
+	struct mutex start_lock;	/* @thread, @ring_page */
+	struct task_struct *thread;
+	struct page *ring_page;
+	struct dpusim_move_ring *ring;
+	u32 ring_seen;
+	bool pending;
+	bool down;
+	struct dpusim_mem *smem;
+	u64 soff;
+	u32 nr;
+	struct {
+		struct dpusim_mem *mem;
+		u64 off;
+		u64 len;
+	} seg[DPUSIM_STREAM_MOVE_MAX_BLOCKS];
 };
 
 /**
@@ -214,6 +249,8 @@ struct dpusim_rank {
  * @win_mm: the address space of the window (a reference, mmgrab()), or
  *          NULL: no window; under @win_lock
  * @win_start: where the window starts in @win_mm; under @win_lock
+ * @move: the stream move in flight of the held DPU's program
+ *        (stream_move.c)
  */
 struct dpusim_worker {
 	struct dpusim_rank *rank;
@@ -223,6 +260,40 @@ struct dpusim_worker {
 	struct mutex win_lock;	/* the window's entries, inside mmap_lock */
 	struct mm_struct *win_mm;
 	unsigned long win_start;
+	struct dpusim_stream_job move;
+};
+
+/**
+ * struct dpusim_stream - one stream of a rank (stream.c)
+ * @id: its number, from 0 in creation order
+ * @token_size: bytes per token at creation
+ * @nr_tokens: tokens it holds
+ * @data_size: bytes of data (an empty stream: its capacity)
+ * @core: the DPU that has it open, or -1
+ * @cursor: the next token, 0 .. @nr_tokens
+ * @sizes: an empty stream's table of token sizes, or NULL (a stream of
+ *         data: tokens of @token_size, the last one the rest)
+ * @offs: with @sizes: the offset of each token's header (@nr_tokens + 1)
+ * @max_tokens: with @sizes: the tokens the tables have room for
+ * @table_pages: with @sizes: the pages the tables are charged as
+ * @budget: where they are charged
+ * @mem: its memory, in EBSP's format
+ *
+ * All but @mem under the rank's xfer_lock.
+ */
+struct dpusim_stream {
+	u32 id;
+	u32 token_size;
+	u32 nr_tokens;
+	u64 data_size;
+	s32 core;
+	u32 cursor;
+	u32 *sizes;
+	u64 *offs;
+	u32 max_tokens;
+	unsigned long table_pages;
+	struct dpusim_budget *budget;
+	struct dpusim_mem mem;
 };
 
 /* main.c */
@@ -239,6 +310,9 @@ int dpusim_mem_populate(struct dpusim_mem *mem, u64 off, u64 len,
 			struct dpusim_mem_undo *undo);
 unsigned long dpusim_mem_undo(struct dpusim_mem_undo *undo);
 struct page *dpusim_mem_get_page(struct dpusim_mem *mem, pgoff_t idx);
+int dpusim_mem_fill(struct dpusim_mem *mem, u64 off, u64 len);
+void dpusim_mem_copy_mem(struct dpusim_mem *dst, u64 doff,
+			 struct dpusim_mem *src, u64 soff, u64 len);
 void dpusim_mem_zero(struct dpusim_mem *mem, u64 off, u64 len);
 struct page *dpusim_mem_page(struct dpusim_mem *mem, u64 off);
 void dpusim_page_copy(struct page *page, u64 off, void *buf, size_t len,
@@ -389,6 +463,9 @@ long dpusim_rank_ioctl(struct file *filp, unsigned int cmd,
 /* worker.c */
 void dpusim_run_init(struct dpusim_rank *rank);
 void dpusim_run_reset(struct dpusim_rank *rank);
+int dpusim_xfer_check_locked(struct dpusim_rank *rank,
+			     const struct dpusim_xfer *x,
+			     const struct dpusim_xfer_dpu *dpus);
 int dpusim_run_check_xfer(struct dpusim_rank *rank,
 			  const struct dpusim_xfer_dpu *dpus, u32 nr_dpus);
 int dpusim_launch(struct dpusim_rank *rank, u32 first, u32 nr);
@@ -405,6 +482,41 @@ int dpusim_launch_ioctl(struct dpusim_ucmd *ucmd);
 int dpusim_dpu_status_ioctl(struct dpusim_ucmd *ucmd);
 int dpusim_worker_open_ioctl(struct dpusim_ucmd *ucmd);
 __poll_t dpusim_rank_poll(struct file *filp, struct poll_table_struct *wait);
+
+/* stream.c */
+int dpusim_stream_layout(u64 stream_size, u32 token_size, bool down,
+			 u32 *nr_tokens, u64 *mem_size);
+u32 dpusim_stream_token(const struct dpusim_stream *s, u32 i, u64 *off);
+u32 dpusim_stream_seek(u32 cursor, u32 nr_tokens, s32 delta);
+int dpusim_stream_create(struct dpusim_rank *rank,
+			 struct dpusim_stream_create *c);
+int dpusim_stream_cmd(struct dpusim_rank *rank, unsigned int cmd,
+		      struct dpusim_stream_cmd *c, struct dpusim_worker *w);
+void dpusim_stream_free_all(struct dpusim_rank *rank);
+u64 dpusim_stream_resident_bytes(struct dpusim_rank *rank);
+struct dpusim_mem *dpusim_stream_mem(struct dpusim_rank *rank, u32 id);
+int dpusim_stream_core_check(struct dpusim_rank *rank, u32 core,
+			     struct dpusim_worker *w);
+int dpusim_stream_move_check(struct dpusim_rank *rank,
+			     const struct dpusim_xfer *x, u32 core);
+void dpusim_stream_move_done(struct dpusim_rank *rank,
+			     const struct dpusim_xfer *x);
+int dpusim_stream_create_ioctl(struct dpusim_ucmd *ucmd);
+int dpusim_stream_open_ioctl(struct dpusim_ucmd *ucmd);
+int dpusim_stream_close_ioctl(struct dpusim_ucmd *ucmd);
+int dpusim_stream_seek_ioctl(struct dpusim_ucmd *ucmd);
+int dpusim_stream_cmd_respond(struct dpusim_ucmd *ucmd, unsigned int cmd);
+
+/* stream_move.c */
+void dpusim_stream_job_init(struct dpusim_worker *w);
+void dpusim_stream_job_flush(struct dpusim_worker *w);
+void dpusim_stream_job_exit(struct dpusim_worker *w);
+int dpusim_stream_ring_mmap(struct dpusim_worker *w,
+			    struct vm_area_struct *vma);
+int dpusim_worker_stream_move(struct dpusim_worker *w,
+			      struct dpusim_worker_stream_move *m);
+int dpusim_worker_stream_move_ioctl(struct dpusim_ucmd *ucmd);
+int dpusim_worker_stream_wait_ioctl(struct dpusim_ucmd *ucmd);
 
 /* mmap.c */
 int dpusim_mmap(struct dpusim_rank *rank, struct dpusim_worker *w,

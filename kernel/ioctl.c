@@ -60,6 +60,8 @@ union dpusim_ucmd_buffer {
 	struct dpusim_launch launch;
 	struct dpusim_dpu_status status;
 	struct dpusim_worker_open worker_open;
+	struct dpusim_stream_create stream_create;
+	struct dpusim_stream_cmd stream_cmd;
 };
 
 #define IOCTL_OP(_name, _fn, _struct, _last)				\
@@ -82,6 +84,14 @@ static const struct dpusim_ioctl_op dpusim_ioctl_ops[] = {
 		 nr_fault),
 	IOCTL_OP(WORKER_OPEN, dpusim_worker_open_ioctl,
 		 struct dpusim_worker_open, __reserved),
+	IOCTL_OP(STREAM_CREATE, dpusim_stream_create_ioctl,
+		 struct dpusim_stream_create, __reserved),
+	IOCTL_OP(STREAM_OPEN, dpusim_stream_open_ioctl,
+		 struct dpusim_stream_cmd, prev),
+	IOCTL_OP(STREAM_CLOSE, dpusim_stream_close_ioctl,
+		 struct dpusim_stream_cmd, prev),
+	IOCTL_OP(STREAM_SEEK, dpusim_stream_seek_ioctl,
+		 struct dpusim_stream_cmd, prev),
 };
 
 /**

@@ -438,10 +438,19 @@ int dpusim_mmap(struct dpusim_rank *rank, struct dpusim_worker *w,
 		return -EINVAL;
 	if (w && vma->vm_pgoff == DPUSIM_WINDOW_PGOFF)
 		return dpusim_window_mmap(w, vma);
-	if (dpu >= rank->nr_dpus)
-		return -EINVAL;
+	if (w && vma->vm_pgoff == DPUSIM_MMAP_MOVE_RING >> PAGE_SHIFT)
+		return dpusim_stream_ring_mmap(w, vma);
 	wram = vma->vm_pgoff & DPUSIM_MMAP_MEM_PAGES;
-	mem = &rank->dpus[dpu].mem[wram ? DPUSIM_WRAM : DPUSIM_MRAM];
+	if (!w && !wram && dpu >= DPUSIM_MMAP_STREAM_FIRST &&
+	    dpu < DPUSIM_MMAP_STREAM_FIRST + DPUSIM_STREAM_MAX)
+		/* the owner's file: its streams live as long as it does */
+		mem = dpusim_stream_mem(rank, dpu - DPUSIM_MMAP_STREAM_FIRST);
+	else if (dpu < rank->nr_dpus)
+		mem = &rank->dpus[dpu].mem[wram ? DPUSIM_WRAM : DPUSIM_MRAM];
+	else
+		mem = NULL;
+	if (!mem)
+		return -EINVAL;
 	if (first > dpusim_mem_pages(mem) ||
 	    vma_pages(vma) > dpusim_mem_pages(mem) - first)
 		return -EINVAL;

@@ -404,3 +404,69 @@ void dpusim_mem_copy_page(struct dpusim_mem *mem, u64 off, void *buf,
 	dpusim_page_copy(dpusim_mem_page(mem, off), off, buf, len, to_mem);
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_copy_page);
+
+/**
+ * dpusim_mem_fill - allocate the missing pages of a range, for good
+ * @mem: the memory
+ * @off: byte offset
+ * @len: bytes, within the memory
+ *
+ * Each page allocated is charged to the budget, as a mapping's fault
+ * does, and none is removed again if a later one fails: for the memory of
+ * a running DPU, whose pages its worker's window may show with no
+ * reference of its own (mmap.c).
+ *
+ * Return: 0, -ENOSPC (the budget) or -ENOMEM.
+ */
+int dpusim_mem_fill(struct dpusim_mem *mem, u64 off, u64 len)
+{
+	pgoff_t idx, end = dpusim_end_page(off, len);
+	struct page *page;
+
+	if (!len)
+		return 0;
+	for (idx = dpusim_first_page(off); idx < end; idx++) {
+		if (xa_load(&mem->pages, idx))
+			continue;
+		page = dpusim_mem_get_page(mem, idx);
+		if (IS_ERR(page))
+			return PTR_ERR(page);
+		put_page(page);	/* the memory keeps its own reference */
+		cond_resched();
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_fill);
+
+/**
+ * dpusim_mem_copy_mem - copy between two memories
+ * @dst: the memory written, its pages of the range resident
+ * @doff: byte offset in @dst
+ * @src: the memory read (a hole reads as zeros)
+ * @soff: byte offset in @src
+ * @len: bytes
+ */
+void dpusim_mem_copy_mem(struct dpusim_mem *dst, u64 doff,
+			 struct dpusim_mem *src, u64 soff, u64 len)
+{
+	while (len) {
+		size_t n = min_t(u64, len,
+				 PAGE_SIZE - max(offset_in_page(doff),
+						 offset_in_page(soff)));
+		struct page *dp = dpusim_mem_page(dst, doff);
+		void *d;
+
+		if (WARN_ON_ONCE(!dp))
+			return;
+		d = kmap_local_page(dp);
+		dpusim_mem_copy_page(src, soff, d + offset_in_page(doff), n,
+				     false);
+		kunmap_local(d);
+		doff += n;
+		soff += n;
+		len -= n;
+		if (!offset_in_page(doff))
+			cond_resched();
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_copy_mem);

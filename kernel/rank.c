@@ -92,6 +92,7 @@ int dpusim_rank_init(struct dpusim_rank *rank, u32 index,
 	mutex_init(&rank->lock);
 	mutex_init(&rank->xfer_lock);
 	dpusim_run_init(rank);
+	xa_init_flags(&rank->streams, XA_FLAGS_ALLOC);
 	for (i = 0; i < rank->nr_dpus; i++) {
 		dpusim_mem_init(&rank->dpus[i].mem[DPUSIM_MRAM],
 				geo->mram_size, budget);
@@ -114,6 +115,7 @@ void dpusim_rank_free_memory(struct dpusim_rank *rank)
 	for (i = 0; i < rank->nr_dpus; i++)
 		for (k = 0; k < DPUSIM_NR_MEMS; k++)
 			dpusim_mem_free(&rank->dpus[i].mem[k]);
+	dpusim_stream_free_all(rank);
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_rank_free_memory);
 
@@ -392,6 +394,15 @@ static ssize_t wram_resident_bytes_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(wram_resident_bytes);
 
+static ssize_t stream_resident_bytes_show(struct device *dev,
+					  struct device_attribute *attr,
+					  char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  dpusim_stream_resident_bytes(to_rank(dev)));
+}
+static DEVICE_ATTR_RO(stream_resident_bytes);
+
 /* How close the rank is to its limits (uapi/dpusim.h). */
 static ssize_t pinned_pages_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
@@ -485,6 +496,7 @@ static struct attribute *dpusim_rank_attrs[] = {
 	&dev_attr_owner_pid.attr,
 	&dev_attr_mram_resident_bytes.attr,
 	&dev_attr_wram_resident_bytes.attr,
+	&dev_attr_stream_resident_bytes.attr,
 	&dev_attr_pinned_pages.attr,
 	&dev_attr_async_jobs.attr,
 	&dev_attr_async_blocks.attr,

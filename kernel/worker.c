@@ -90,6 +90,8 @@ static void dpusim_dpu_end(struct dpusim_rank *rank, u32 i, u32 state,
 	if (WARN_ON_ONCE(dpu->state != DPUSIM_DPU_RUNNING))
 		return;
 	if (dpu->holder) {
+		/* its program's stream move in flight writes its memory */
+		dpusim_stream_job_flush(dpu->holder);
 		WRITE_ONCE(dpu->holder->held, -1);
 		dpu->holder = NULL;
 	} else {
@@ -245,6 +247,7 @@ struct dpusim_worker *dpusim_worker_create(struct dpusim_rank *rank)
 	w->held = -1;
 	INIT_LIST_HEAD(&w->pids);
 	mutex_init(&w->win_lock);
+	dpusim_stream_job_init(w);
 	mutex_lock(&rank->worker_lock);
 	if (rank->nr_workers >= DPUSIM_MAX_WORKERS) {
 		mutex_unlock(&rank->worker_lock);
@@ -292,6 +295,7 @@ void dpusim_worker_destroy(struct dpusim_worker *w)
 		put_pid(p->pid);
 		kfree(p);
 	}
+	dpusim_stream_job_exit(w);	/* no move: flushed when @held ended */
 	mutex_destroy(&w->win_lock);
 	kfree(w);
 	dpusim_rank_put(rank);
@@ -468,6 +472,8 @@ static void dpusim_worker_unclaim(struct dpusim_worker *w, u32 dpu)
 
 	mutex_lock(&rank->xfer_lock);
 	if (w->held == dpu) {
+		/* another thread of the worker may have moved a token */
+		dpusim_stream_job_flush(w);
 		rank->dpus[dpu].holder = NULL;
 		WRITE_ONCE(w->held, -1);
 		rank->nr_unheld++;
@@ -605,9 +611,27 @@ static int dpusim_worker_finish_ioctl(struct dpusim_ucmd *ucmd)
 	return dpusim_worker_finish(ucmd->worker, f->dpu, f->flags, f->reason);
 }
 
+static int dpusim_worker_stream_open_ioctl(struct dpusim_ucmd *ucmd)
+{
+	return dpusim_stream_cmd_respond(ucmd, DPUSIM_CMD_STREAM_OPEN);
+}
+
+static int dpusim_worker_stream_close_ioctl(struct dpusim_ucmd *ucmd)
+{
+	return dpusim_stream_cmd_respond(ucmd, DPUSIM_CMD_STREAM_CLOSE);
+}
+
+static int dpusim_worker_stream_seek_ioctl(struct dpusim_ucmd *ucmd)
+{
+	return dpusim_stream_cmd_respond(ucmd, DPUSIM_CMD_STREAM_SEEK);
+}
+
 union dpusim_worker_ucmd_buffer {
 	struct dpusim_worker_claim claim;
 	struct dpusim_worker_finish finish;
+	struct dpusim_stream_cmd stream;
+	struct dpusim_worker_stream_move move;
+	struct dpusim_worker_stream_wait wait;
 };
 
 #define WORKER_IOCTL_OP(_name, _fn, _struct, _last)			\
@@ -625,6 +649,16 @@ static const struct dpusim_ioctl_op dpusim_worker_ops[] = {
 			struct dpusim_worker_claim, mram_size),
 	WORKER_IOCTL_OP(FINISH, dpusim_worker_finish_ioctl,
 			struct dpusim_worker_finish, reason),
+	WORKER_IOCTL_OP(STREAM_OPEN, dpusim_worker_stream_open_ioctl,
+			struct dpusim_stream_cmd, prev),
+	WORKER_IOCTL_OP(STREAM_CLOSE, dpusim_worker_stream_close_ioctl,
+			struct dpusim_stream_cmd, prev),
+	WORKER_IOCTL_OP(STREAM_SEEK, dpusim_worker_stream_seek_ioctl,
+			struct dpusim_stream_cmd, prev),
+	WORKER_IOCTL_OP(STREAM_MOVE, dpusim_worker_stream_move_ioctl,
+			struct dpusim_worker_stream_move, blocks),
+	WORKER_IOCTL_OP(STREAM_WAIT, dpusim_worker_stream_wait_ioctl,
+			struct dpusim_worker_stream_wait, flags),
 };
 
 static long dpusim_worker_ioctl(struct file *filp, unsigned int cmd,

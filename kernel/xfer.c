@@ -30,7 +30,7 @@
 
 #define DPUSIM_XFER_FLAGS \
 	(DPUSIM_XFER_FROM_DPU | DPUSIM_XFER_NO_LENGTH_CHECK | \
-	 DPUSIM_XFER_WRAM | DPUSIM_XFER_ASYNC)
+	 DPUSIM_XFER_WRAM | DPUSIM_XFER_ASYNC | DPUSIM_XFER_STREAM)
 
 /**
  * dpusim_walk_init - start walking a DPU's blocks
@@ -90,15 +90,20 @@ unsigned long dpusim_span_pages(u64 addr, u64 len)
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_span_pages);
 
-static u64 dpusim_xfer_mem_size(const struct dpusim_rank *rank,
-				const struct dpusim_xfer *x)
-{
-	return x->flags & DPUSIM_XFER_WRAM ? rank->wram_size : rank->mram_size;
-}
-
+/*
+ * The memory a transfer names: a DPU's MRAM or WRAM, or a stream's (which
+ * lives as long as the rank's ownership: a caller or a queued job holds
+ * it).
+ */
 static struct dpusim_mem *dpusim_xfer_mem(struct dpusim_rank *rank,
 					  const struct dpusim_xfer *x, u32 dpu)
 {
+	struct dpusim_stream *s;
+
+	if (x->flags & DPUSIM_XFER_STREAM) {
+		s = xa_load(&rank->streams, x->stream);
+		return s ? &s->mem : NULL;
+	}
 	return &rank->dpus[dpu].mem[x->flags & DPUSIM_XFER_WRAM ?
 				    DPUSIM_WRAM : DPUSIM_MRAM];
 }
@@ -107,19 +112,34 @@ static struct dpusim_mem *dpusim_xfer_mem(struct dpusim_rank *rank,
 static int dpusim_xfer_check_header(const struct dpusim_rank *rank,
 				    const struct dpusim_xfer *x)
 {
+	struct dpusim_mem *mem;
 	u32 align;
 	u64 end;
 
-	if (x->flags & ~DPUSIM_XFER_FLAGS)
+	u64 size;
+
+	if (x->flags & ~DPUSIM_XFER_FLAGS || x->__reserved)
 		return -EINVAL;
-	align = x->flags & DPUSIM_XFER_WRAM ? DPUSIM_WRAM_ALIGN :
-					       DPUSIM_MRAM_ALIGN;
+	if (x->flags & DPUSIM_XFER_STREAM) {
+		mem = dpusim_xfer_mem((struct dpusim_rank *)rank, x, 0);
+		if (!mem)
+			return -ENOENT;
+		if (x->flags & (DPUSIM_XFER_WRAM | DPUSIM_XFER_NO_LENGTH_CHECK) ||
+		    x->nr_dpus != 1)
+			return -EINVAL;
+		align = 1;
+		size = mem->size;
+	} else {
+		align = x->flags & DPUSIM_XFER_WRAM ? DPUSIM_WRAM_ALIGN :
+						       DPUSIM_MRAM_ALIGN;
+		size = x->flags & DPUSIM_XFER_WRAM ? rank->wram_size :
+						      rank->mram_size;
+	}
 	if (!IS_ALIGNED(x->offset, align) || !IS_ALIGNED(x->length, align))
 		return -EINVAL;
 	if (x->nr_dpus > rank->nr_dpus || x->nr_blocks > DPUSIM_XFER_MAX_BLOCKS)
 		return -E2BIG;
-	if (check_add_overflow(x->offset, x->length, &end) ||
-	    end > dpusim_xfer_mem_size(rank, x))
+	if (check_add_overflow(x->offset, x->length, &end) || end > size)
 		return -EOVERFLOW;
 	return 0;
 }
@@ -146,6 +166,29 @@ static int dpusim_xfer_dpu_bytes(const struct dpusim_xfer *x,
 	*bytes = min(sum, x->length);
 	return 0;
 }
+
+/**
+ * dpusim_xfer_check_locked - what a transfer needs of the rank's state
+ * @rank: the rank, its xfer_lock held
+ * @x: the header
+ * @dpus: its DPUs
+ *
+ * Return: 0, -EBUSY (a DPU of it RUNNING, or a stream's core), or a
+ * stream move's errno.
+ */
+int dpusim_xfer_check_locked(struct dpusim_rank *rank,
+			     const struct dpusim_xfer *x,
+			     const struct dpusim_xfer_dpu *dpus)
+{
+	int ret;
+
+	if (x->flags & DPUSIM_XFER_STREAM) {
+		ret = dpusim_stream_core_check(rank, dpus[0].dpu, NULL);
+		return ret ?: dpusim_stream_move_check(rank, x, dpus[0].dpu);
+	}
+	return dpusim_run_check_xfer(rank, dpus, x->nr_dpus);
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_check_locked);
 
 /**
  * dpusim_xfer_check - check a whole transfer descriptor
@@ -739,13 +782,16 @@ int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
 	ret = mutex_lock_interruptible(&rank->xfer_lock);
 	if (ret)
 		return ret;
-	ret = dpusim_run_check_xfer(rank, dpus, x->nr_dpus);
+	ret = dpusim_xfer_check_locked(rank, x, dpus);
 	if (!ret)
 		ret = dpusim_xfer_pin_user(rank, &p);
 	if (!ret) {
 		ret = dpusim_xfer_populate(rank, &p);
-		if (!ret)
+		if (!ret) {
 			dpusim_xfer_copy(rank, &p);
+			if (x->flags & DPUSIM_XFER_STREAM)
+				dpusim_stream_move_done(rank, x);
+		}
 		dpusim_xfer_unpin(&p, !ret);
 	}
 	mutex_unlock(&rank->xfer_lock);

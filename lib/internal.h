@@ -125,6 +125,11 @@ struct dpu_rank_t {
 	uint32_t nr_workers;
 };
 
+/* ------------------------------------------------------------ ebsp.c */
+
+/* A rank is being closed: unmap its streams, forget it as the target. */
+void dpusim_ebsp_rank_gone(struct dpu_rank_t *rank);
+
 /* ------------------------------------------------------------ log.c */
 
 /* Print "dpusim: <message>\n" on stderr as one write. */

@@ -62,6 +62,8 @@ void dpusim_rank_destroy(struct dpu_rank_t *rank)
 {
 	if (!rank)
 		return;
+	/* the streams' mappings hold the owner file: they go first */
+	dpusim_ebsp_rank_gone(rank);
 	if (rank->fd >= 0) {
 		char eb[128];
 

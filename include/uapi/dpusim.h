@@ -48,6 +48,10 @@ enum {
 	DPUSIM_CMD_LAUNCH,
 	DPUSIM_CMD_DPU_STATUS,
 	DPUSIM_CMD_WORKER_OPEN,
+	DPUSIM_CMD_STREAM_CREATE,
+	DPUSIM_CMD_STREAM_OPEN,
+	DPUSIM_CMD_STREAM_CLOSE,
+	DPUSIM_CMD_STREAM_SEEK,
 };
 
 /**
@@ -124,6 +128,26 @@ enum {
 	 * DPUSIM_SYNC_DEFAULT_TIMEOUT_MS, then fails with EBUSY).
 	 */
 	DPUSIM_XFER_ASYNC = 1 << 3,
+	/*
+	 * The memory is stream @stream's (see "Streams" below) instead of a
+	 * DPU's: one token moved by the core that has the stream open,
+	 * @nr_dpus 1 and dpus[0].dpu that core.  With DPUSIM_XFER_FROM_DPU
+	 * (down): @offset is the data of the token at the cursor and
+	 * @length its size + DPUSIM_STREAM_HEADER (the token and the header
+	 * after it, which gives the size of the next one); ENODATA at the end
+	 * of the stream.  Without it (up, a stream created empty): @offset
+	 * is the header at the cursor and @length n + 2 headers (the header
+	 * prevsize, n; n data bytes, a multiple of 8; the header n, 0 that
+	 * ends the stream after it); ENOSPC past the stream's capacity or
+	 * DPUSIM_STREAM_MAX_TOKENS.  The kernel keeps the token sizes itself:
+	 * headers a core writes wrong are its own data's problem only.  The
+	 * cursor moves to the next token (after an up move, the stream ends
+	 * there).  No alignment rule; with DPUSIM_XFER_WRAM or
+	 * DPUSIM_XFER_NO_LENGTH_CHECK, or a stream the core has not open:
+	 * EINVAL; no stream @stream: ENOENT; the core is a RUNNING DPU (its
+	 * program is the core, DPUSIM_IOCTL_WORKER_STREAM_MOVE): EBUSY.
+	 */
+	DPUSIM_XFER_STREAM = 1 << 4,
 };
 
 /* Limits of one DPUSIM_IOCTL_XFER (E2BIG above them) */
@@ -160,6 +184,8 @@ enum {
  * @nr_blocks: entries in @blocks, the sum of dpus[].nr_blocks
  * @dpus: user pointer to struct dpusim_xfer_dpu[@nr_dpus]
  * @blocks: user pointer to struct dpusim_block[@nr_blocks]
+ * @stream: with DPUSIM_XFER_STREAM: the stream; else ignored
+ * @__reserved: must be 0
  *
  * Moves data between host blocks and the memory of several DPUs of the
  * rank in one call.  The whole descriptor is checked, every distinct user
@@ -190,6 +216,8 @@ struct dpusim_xfer {
 	__u32 nr_blocks;
 	__aligned_u64 dpus;
 	__aligned_u64 blocks;
+	__u32 stream;
+	__u32 __reserved;
 };
 
 #define DPUSIM_IOCTL_XFER	_IO(DPUSIM_TYPE, DPUSIM_CMD_XFER)
@@ -393,6 +421,11 @@ struct dpusim_worker_open {
 enum {
 	DPUSIM_CMD_WORKER_CLAIM = DPUSIM_WORKER_CMD_BASE,
 	DPUSIM_CMD_WORKER_FINISH,
+	DPUSIM_CMD_WORKER_STREAM_OPEN,
+	DPUSIM_CMD_WORKER_STREAM_CLOSE,
+	DPUSIM_CMD_WORKER_STREAM_SEEK,
+	DPUSIM_CMD_WORKER_STREAM_MOVE,
+	DPUSIM_CMD_WORKER_STREAM_WAIT,
 };
 
 /* dpusim_worker_claim::flags */
@@ -469,6 +502,256 @@ struct dpusim_worker_finish {
 };
 
 #define DPUSIM_IOCTL_WORKER_FINISH	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_FINISH)
+
+/* struct dpusim_stream_cmd, as the held DPU (see "Streams" below) */
+#define DPUSIM_IOCTL_WORKER_STREAM_OPEN		\
+	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_STREAM_OPEN)
+#define DPUSIM_IOCTL_WORKER_STREAM_CLOSE	\
+	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_STREAM_CLOSE)
+#define DPUSIM_IOCTL_WORKER_STREAM_SEEK		\
+	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_STREAM_SEEK)
+
+/* dpusim_worker_stream_move::flags */
+enum {
+	/* From the stream to the DPU (move_down); without it, up */
+	DPUSIM_STREAM_MOVE_DOWN = 1 << 0,
+	/* Return once queued: DPUSIM_IOCTL_WORKER_STREAM_WAIT waits for it */
+	DPUSIM_STREAM_MOVE_ASYNC = 1 << 1,
+};
+
+#define DPUSIM_STREAM_MOVE_MAX_BLOCKS	3U
+
+/**
+ * struct dpusim_window_block - a block of the held DPU's memories
+ * @offset: its offset in the window: WRAM at 0, MRAM at DPUSIM_WINDOW_MRAM
+ * @length: bytes, at least 1; the block lies inside one memory
+ */
+struct dpusim_window_block {
+	__aligned_u64 offset;
+	__aligned_u64 length;
+};
+
+/**
+ * struct dpusim_worker_stream_move - DPUSIM_IOCTL_WORKER_STREAM_MOVE
+ * @size: sizeof(struct dpusim_worker_stream_move)
+ * @flags: DPUSIM_STREAM_MOVE_*
+ * @stream: the stream, open by the DPU the worker holds
+ * @nr_blocks: entries of @blocks used, 1 .. DPUSIM_STREAM_MOVE_MAX_BLOCKS
+ * @offset: offset in the stream's memory, as for DPUSIM_XFER_STREAM
+ * @blocks: the DPU's side, in order; their lengths add up to the move's
+ *          length, with the rules of DPUSIM_XFER_STREAM (down: the token
+ *          at the cursor and the header after it; up: header, data,
+ *          terminator at the cursor)
+ * @next: out, down: the size of the token after the one moved (0: it is
+ *        the last), so that a preload can be described before the token
+ *        that holds its header has arrived; up: 0
+ * @__reserved: must be 0
+ *
+ * A DPU program moves one token between a stream and its own WRAM or
+ * MRAM: the kernel copies from memory to memory (the window's pages
+ * cannot be pinned).  Everything is checked and the pages written
+ * allocated before the call returns, and the cursor moves then; with
+ * DPUSIM_STREAM_MOVE_ASYNC the copy runs on a kernel thread meanwhile
+ * (a preload), one move at a time per worker file: a move, FINISH or
+ * DPUSIM_IOCTL_WORKER_STREAM_WAIT waits for the one in flight (so the
+ * next preload also waits for the token before it: one call per token).  Pages of
+ * the DPU's memory allocated for a move that then fails stay (zeros; a
+ * running DPU's memory only grows, see DPUSIM_MMAP_WINDOW).  Errors: those
+ * of DPUSIM_XFER_STREAM, and EINVAL (unknown flag, @nr_blocks out of
+ * range, a block of length 0 or not inside one memory), EPERM (no DPU
+ * held), ENOSPC (the budget).
+ */
+struct dpusim_worker_stream_move {
+	__u32 size;
+	__u32 flags;
+	__u32 stream;
+	__u32 nr_blocks;
+	__aligned_u64 offset;
+	struct dpusim_window_block blocks[DPUSIM_STREAM_MOVE_MAX_BLOCKS];
+	__u32 next;
+	__u32 __reserved;
+};
+
+#define DPUSIM_IOCTL_WORKER_STREAM_MOVE		\
+	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_STREAM_MOVE)
+
+/* dpusim_worker_stream_wait::flags */
+enum {
+	/* Only wake the copy thread (it takes the move ring's move); no wait */
+	DPUSIM_STREAM_WAIT_KICK = 1 << 0,
+};
+
+/**
+ * struct dpusim_worker_stream_wait - DPUSIM_IOCTL_WORKER_STREAM_WAIT
+ * @size: sizeof(struct dpusim_worker_stream_wait)
+ * @flags: DPUSIM_STREAM_WAIT_*
+ *
+ * Waits until the worker file's move in flight (if any) is done; with
+ * DPUSIM_STREAM_WAIT_KICK, wakes the copy thread instead.  Errors: EINVAL.
+ */
+struct dpusim_worker_stream_wait {
+	__u32 size;
+	__u32 flags;
+};
+
+#define DPUSIM_IOCTL_WORKER_STREAM_WAIT		\
+	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_STREAM_WAIT)
+
+/*
+ * The move ring of a worker file: mmap() of one page at
+ * DPUSIM_MMAP_MOVE_RING (MAP_SHARED, read and write) shows a struct
+ * dpusim_move_ring through which the DPU program submits moves with no
+ * system call, as io_uring's SQPOLL does: it writes @move, then stores
+ * @submitted + 1 (release); the worker file's copy thread, which polls
+ * while it has work (and a little after), takes a snapshot of @move,
+ * checks and carries it out as DPUSIM_IOCTL_WORKER_STREAM_MOVE would
+ * (synchronously: DPUSIM_STREAM_MOVE_ASYNC is ignored), writes @result
+ * and @next, then stores the sequence number in @done (release).  When
+ * the thread goes to sleep it sets DPUSIM_MOVE_RING_NEED_WAKEUP in
+ * @flags: a program that sees it after storing @submitted (with a full
+ * barrier in between) wakes the thread with DPUSIM_IOCTL_WORKER_STREAM_WAIT
+ * and DPUSIM_STREAM_WAIT_KICK.  One move at a time: write the next once
+ * @done caught up.  The kernel trusts nothing in the page: a move written
+ * wrong fails with its errno in @result; the page is the program's own.
+ * One ring per worker file; every mapping shows the same page.
+ */
+#define DPUSIM_MMAP_MOVE_RING	DPUSIM_MMAP_MRAM(0xfffffffeU)
+
+/* dpusim_move_ring::flags */
+enum {
+	DPUSIM_MOVE_RING_NEED_WAKEUP = 1 << 0,
+};
+
+/**
+ * struct dpusim_move_ring - the page at DPUSIM_MMAP_MOVE_RING
+ * @submitted: the program's: sequence number of the move in @move
+ * @done: the kernel's: sequence number of the last move carried out
+ * @flags: the kernel's: DPUSIM_MOVE_RING_*
+ * @result: the kernel's: 0 or -errno of move @done
+ * @next: the kernel's: @next of move @done
+ * @dpu: the program's: the DPU it runs as; a move for another DPU than the
+ *       one the worker file holds when the thread takes it fails (EPERM)
+ * @move: the program's: the move, as for DPUSIM_IOCTL_WORKER_STREAM_MOVE
+ */
+struct dpusim_move_ring {
+	__u32 submitted;
+	__u32 done;
+	__u32 flags;
+	__s32 result;
+	__u32 next;
+	__u32 dpu;
+	struct dpusim_worker_stream_move move;
+};
+
+/*
+ * ------------------------------------------------------------------------
+ * Streams (shared/design/streams.md): EBSP's streams in the rank's
+ * simulated external memory.
+ *
+ * The owner of a rank creates streams (DPUSIM_IOCTL_STREAM_CREATE); they
+ * are numbered from 0 in creation order and last as long as the rank's
+ * ownership.  A stream's memory has EBSP's format: before every token two
+ * __u32 in host order, the size of the token before it and its own size
+ * (sizes without the headers): 0, n0, data0, n0, n1, data1, ..., n(k-1), 0.
+ * A core (a DPU of the rank, named by its index) opens a stream
+ * (DPUSIM_IOCTL_STREAM_OPEN); one core at a time.  The kernel keeps the
+ * stream's cursor (the next token) and its own table of token sizes.
+ * ------------------------------------------------------------------------
+ */
+#define DPUSIM_STREAM_MAX		256U		/* streams per rank */
+#define DPUSIM_STREAM_MAX_TOKENS	(1U << 20)	/* tokens per stream */
+#define DPUSIM_STREAM_MAX_BYTES		(1ULL << 29)	/* data bytes */
+#define DPUSIM_STREAM_MIN_TOKEN		16U		/* EBSP's minimum */
+#define DPUSIM_STREAM_HEADER		8U		/* prevsize, nextsize */
+/*
+ * mmap() of the rank file at DPUSIM_MMAP_STREAM(id) (MAP_SHARED, at most
+ * the stream's mem_size bytes) shows a stream's memory, in EBSP's format:
+ * the pointer bsp_stream_create() returns.
+ */
+#define DPUSIM_MMAP_STREAM_FIRST	0xfffff000U
+#define DPUSIM_MMAP_STREAM(id)		DPUSIM_MMAP_MRAM(DPUSIM_MMAP_STREAM_FIRST + (id))
+
+/**
+ * struct dpusim_stream_create - DPUSIM_IOCTL_STREAM_CREATE
+ * @size: sizeof(struct dpusim_stream_create)
+ * @flags: must be 0
+ * @stream_size: bytes of data: those of @data, or the capacity of an empty
+ *               stream for results; 1 .. DPUSIM_STREAM_MAX_BYTES
+ * @data: user pointer to @stream_size bytes cut into tokens of
+ *        @token_size (the last one smaller if they do not divide), or 0:
+ *        an empty stream (one header 0, 0) that cores write tokens to
+ * @token_size: bytes per token, at least DPUSIM_STREAM_MIN_TOKEN
+ * @id: out, the stream's number
+ * @mem_size: out, bytes of its memory, headers included
+ * @nr_tokens: out, tokens it holds (0 for an empty stream)
+ * @__reserved: must be 0
+ *
+ * The data is copied: the caller may reuse its buffer.  The memory is
+ * charged to the module's budget.  Errors: EINVAL (unknown flag, sizes out
+ * of range, @token_size below the minimum, non-zero @__reserved), E2BIG
+ * (more than DPUSIM_STREAM_MAX_TOKENS tokens), EFAULT, ENOSPC (the budget,
+ * or DPUSIM_STREAM_MAX streams), ENOMEM; nothing is created on an error.
+ */
+struct dpusim_stream_create {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 stream_size;
+	__aligned_u64 data;
+	__u32 token_size;
+	__u32 id;
+	__aligned_u64 mem_size;
+	__u32 nr_tokens;
+	__u32 __reserved;
+};
+
+#define DPUSIM_IOCTL_STREAM_CREATE	_IO(DPUSIM_TYPE, DPUSIM_CMD_STREAM_CREATE)
+
+/**
+ * struct dpusim_stream_cmd - DPUSIM_IOCTL_STREAM_OPEN, _CLOSE and _SEEK
+ * @size: sizeof(struct dpusim_stream_cmd)
+ * @flags: must be 0
+ * @id: the stream
+ * @core: the DPU acting as the core
+ * @delta: SEEK: tokens to move the cursor by (clamped to the first token
+ *         and the end; INT_MIN: the first, INT_MAX: the end); else 0
+ * @cursor: out, the index of the next token (nr_tokens: the end)
+ * @token: out, the size of the token at the cursor, 0 at the end
+ * @nr_tokens: out, tokens the stream holds
+ * @mem_size: out, bytes of its memory
+ * @offset: out, the offset of the header of the token at the cursor
+ * @token_size: out, the token size the stream was created with
+ * @prev: out, the size of the token before the cursor (0 at the first)
+ *
+ * OPEN: the stream is open by @core from now on, its cursor on token 0.
+ * CLOSE: it is open by no core.  SEEK: moves the cursor.  Errors: EINVAL
+ * (unknown flag, @core not a DPU of the rank, @delta with OPEN or CLOSE,
+ * CLOSE or SEEK of a stream @core has not open), ENOENT (no stream @id),
+ * EBUSY (OPEN of a stream another core has open; on the rank file, @core
+ * is RUNNING: while a DPU runs, its program is the core).
+ *
+ * The same three commands on a worker file (DPUSIM_IOCTL_WORKER_STREAM_*)
+ * act as the DPU the worker holds: @core must be that DPU (EPERM if not,
+ * or if it holds none).  A stream stays open by its core when the DPU's
+ * run ends: its next run, or a host thread acting as it, closes it.
+ */
+struct dpusim_stream_cmd {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 core;
+	__s32 delta;
+	__u32 cursor;
+	__u32 token;
+	__u32 nr_tokens;
+	__aligned_u64 mem_size;
+	__aligned_u64 offset;
+	__u32 token_size;
+	__u32 prev;
+};
+
+#define DPUSIM_IOCTL_STREAM_OPEN	_IO(DPUSIM_TYPE, DPUSIM_CMD_STREAM_OPEN)
+#define DPUSIM_IOCTL_STREAM_CLOSE	_IO(DPUSIM_TYPE, DPUSIM_CMD_STREAM_CLOSE)
+#define DPUSIM_IOCTL_STREAM_SEEK	_IO(DPUSIM_TYPE, DPUSIM_CMD_STREAM_SEEK)
 
 /*
  * ------------------------------------------------------------------------

@@ -115,7 +115,7 @@ static void async_submit_errors_change_nothing(struct kunit *test)
 			-EFAULT);
 	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC | DPUSIM_XFER_FROM_DPU,
 				  64, dpus, 2, bad, 2), -EFAULT);
-	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC | (1 << 4), 64, dpus,
+	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC | (1 << 5), 64, dpus,
 				  2, bad, 2), -EINVAL);
 	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC, 56, dpus, 2, two, 2),
 			-EINVAL);

@@ -251,6 +251,52 @@ static void mram_free_returns_budget(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, memchr_inv(t->buf, 0, PAGE_SIZE));
 }
 
+/* Fill charges each page it allocates and keeps them when the budget ends */
+static void mram_fill_keeps_pages(struct kunit *test)
+{
+	struct mram_test *t = test->priv;
+
+	KUNIT_EXPECT_EQ(test, dpusim_mem_fill(&t->mem, PAGE_SIZE - 1, 2), 0);
+	KUNIT_EXPECT_EQ(test, t->mem.nr_pages, 2);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 2);
+	/* 10 pages, 8 in the budget (2 already there): fails after 6 more */
+	KUNIT_EXPECT_EQ(test, dpusim_mem_fill(&t->mem, 0, 10 * PAGE_SIZE),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, t->mem.nr_pages, 8);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 8);
+	KUNIT_EXPECT_EQ(test, dpusim_mem_fill(&t->mem, 0, 0), 0);
+}
+
+/* Memory to memory, across pages at different offsets; holes read as 0 */
+static void mram_copy_mem(struct kunit *test)
+{
+	struct mram_test *t = test->priv;
+	struct dpusim_mem dst;
+	u8 *out = kunit_kzalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
+	size_t i, len = PAGE_SIZE + 300;
+
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	t->budget.limit = 16 * PAGE_SIZE;
+	dpusim_mem_init(&dst, MEM_SIZE, &t->budget);
+	for (i = 0; i < len; i++)
+		t->buf[i] = i * 13 + 5;
+	mem_write(test, t, 5 * PAGE_SIZE + 17, t->buf, len);
+	KUNIT_ASSERT_EQ(test, dpusim_mem_fill(&dst, 2 * PAGE_SIZE - 100, len),
+			0);
+	dpusim_mem_copy_mem(&dst, 2 * PAGE_SIZE - 100, &t->mem,
+			    5 * PAGE_SIZE + 17, len);
+	xfer_mem_rw(&dst, 2 * PAGE_SIZE - 100, out, len, false);
+	KUNIT_EXPECT_EQ(test, memcmp(out, t->buf, len), 0);
+	/* from a hole: zeros over what was there */
+	dpusim_mem_copy_mem(&dst, 2 * PAGE_SIZE - 100, &t->mem, 0, 200);
+	xfer_mem_rw(&dst, 2 * PAGE_SIZE - 100, out, 201, false);
+	KUNIT_EXPECT_NULL(test, memchr_inv(out, 0, 200));
+	KUNIT_EXPECT_EQ(test, out[200], t->buf[200]);
+	/* the source holds its pages only */
+	KUNIT_EXPECT_EQ(test, t->mem.nr_pages, 2);
+	dpusim_mem_free(&dst);
+}
+
 static struct kunit_case mram_cases[] = {
 	KUNIT_CASE(mram_hole_reads_zero),
 	KUNIT_CASE_PARAM(mram_missing_and_populate, span_gen_params),
@@ -262,6 +308,8 @@ static struct kunit_case mram_cases[] = {
 	KUNIT_CASE(mram_zero_resident_pages_only),
 	KUNIT_CASE(mram_budget_failed_charge_leaves_count),
 	KUNIT_CASE(mram_free_returns_budget),
+	KUNIT_CASE(mram_fill_keeps_pages),
+	KUNIT_CASE(mram_copy_mem),
 	{}
 };
 

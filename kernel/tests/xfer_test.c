@@ -112,7 +112,7 @@ static const struct check_case check_cases[] = {
 	{ "valid, two DPUs", XF(0, 0, 64, 2, 3), { { 0, 2 }, { 3, 1 } },
 	  { B(0x1000, 32), B(0x2000, 32), B(0x3000, 64) }, 0 },
 	{ "no DPUs", XF(0, 0, 64, 0, 0), {}, {}, 0 },
-	{ "unknown flag", XF(1 << 4, 0, 8, 1, 1), { { 0, 1 } },
+	{ "unknown flag", XF(1 << 5, 0, 8, 1, 1), { { 0, 1 } },
 	  { B(0x1000, 8) }, -EINVAL },
 	{ "high flag", XF(1U << 31, 0, 8, 1, 1), { { 0, 1 } },
 	  { B(0x1000, 8) }, -EINVAL },

@@ -113,6 +113,8 @@ static inline void dpurt_relax(void)
 void dpurt_sync_reset(void);
 void dpurt_alloc_reset(void);
 void dpurt_perf_reset(void);
+void dpurt_ebsp_reset(void);
+void dpurt_ebsp_quiesce(void);  /* before FINISH: no stream move left in flight */
 void dpurt_log_begin(void);   /* zero the header, point stdout at the log */
 void dpurt_log_end(void);     /* flush, give stdout back (test mode) */
 

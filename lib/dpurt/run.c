@@ -189,6 +189,13 @@ static __attribute__((noreturn)) void worker_end(bool fault, const char *reason)
 {
 	struct dpusim_worker_finish fin;
 
+	/*
+	 * halt(): no stream move left in flight.  A fault may have stopped a
+	 * move's submission halfway, so it does not wait: the kernel fails a
+	 * move left over for another DPU (struct dpusim_move_ring::dpu).
+	 */
+	if (!fault)
+		dpurt_ebsp_quiesce();
 	munmap((void *)DPURT_WRAM_BASE, DPUSIM_WINDOW_SIZE);	/* the window */
 	memset(&fin, 0, sizeof(fin));
 	fin.size = sizeof(fin);
@@ -409,6 +416,7 @@ int dpurt_run_dpu(const struct dpurt_config *cfg, struct dpurt_result *res)
 	dpurt_sync_reset();
 	dpurt_alloc_reset();
 	dpurt_perf_reset();
+	dpurt_ebsp_reset();
 	dpurt_log_begin();
 	atomic_store(&run_abort, false);
 	atomic_store(&run_ending, 0);

@@ -122,6 +122,7 @@ static void run_claimed(const struct dpusim_worker_claim *c)
 		return;
 	}
 	/* Faults and halt() never come back here (run.c). */
+	dpurt_ebsp_quiesce();
 	memset(&fin, 0, sizeof(fin));
 	fin.size = sizeof(fin);
 	fin.dpu = c->dpu;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +29,37 @@
 		ASSERT_EQ(-1, cmd);			\
 		EXPECT_EQ(expected, errno);		\
 	} while (0)
+
+/* stderr goes to a memfd between cap_begin() and cap_end(), which returns
+ * what was printed (processes spawned meanwhile keep printing there). */
+struct capture {
+	int saved;
+	int fd;
+};
+
+static inline void cap_begin(struct capture *c)
+{
+	fflush(stderr);
+	c->fd = memfd_create("stderr", 0);
+	c->saved = dup(2);
+	dup2(c->fd, 2);
+}
+
+static inline char *cap_end(struct capture *c)
+{
+	off_t n;
+	char *s;
+
+	fflush(stderr);
+	dup2(c->saved, 2);
+	close(c->saved);
+	n = lseek(c->fd, 0, SEEK_END);
+	s = calloc(1, (size_t)n + 1);
+	if (s && n > 0)
+		pread(c->fd, s, (size_t)n, 0);
+	close(c->fd);
+	return s;
+}
 
 /* Read /sys/class/dpusim/rank<N>/<attr> as an integer; -1 on error. */
 static inline long long sysfs_rank_attr(unsigned int rank, const char *attr)

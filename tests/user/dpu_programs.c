@@ -26,36 +26,6 @@
 
 /* ------------------------------------------------------------ helpers */
 
-/* Runs fn with stderr going to a memfd; returns what it printed. */
-struct capture {
-	int saved;
-	int fd;
-};
-
-static void cap_begin(struct capture *c)
-{
-	fflush(stderr);
-	c->fd = memfd_create("stderr", 0);
-	c->saved = dup(2);
-	dup2(c->fd, 2);
-}
-
-static char *cap_end(struct capture *c)
-{
-	off_t n;
-	char *s;
-
-	fflush(stderr);
-	dup2(c->saved, 2);
-	close(c->saved);
-	n = lseek(c->fd, 0, SEEK_END);
-	s = calloc(1, (size_t)n + 1);
-	if (s && n > 0)
-		pread(c->fd, s, (size_t)n, 0);
-	close(c->fd);
-	return s;
-}
-
 static uint32_t get_u32(struct dpu_set_t dpu, const char *sym)
 {
 	uint32_t v = 0xdeadbeef;

@@ -21,6 +21,9 @@
  *    process are back to the value before.
  * Leaks are kmemleak's business: tools/vm-run scans it after the run.
  *
+ * The DPU-program, stream, stream-move and tag-matching paths check their
+ * own state the same way (see each section).
+ *
  * Needs CONFIG_FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC,
  * FAULT_INJECTION_USERCOPY and FAULT_INJECTION_DEBUG_FS (the debug
  * kernel) and debugfs at /sys/kernel/debug; elsewhere every test skips.
@@ -1516,6 +1519,1008 @@ LAUNCH_SWEEP(window_mmap_fault, lp_window_claimed, lo_window_mmap_read,
 	     lc_window_mmap_read)
 /* DPUSIM_IOCTL_WORKER_FINISH emptying the window */
 LAUNCH_SWEEP(window_finish, lp_window_filled, lo_window_finish, lc_window_finish)
+
+/* ------------------------------------------------------ stream paths */
+
+/*
+ * The stream ioctls under injection, each on a fresh open of the rank:
+ * STREAM_CREATE (a stream of data, and an empty one), OPEN, CLOSE and
+ * SEEK.  Beforehand (injection off) stream 0 (data: 7 tokens, 100 bytes
+ * in tokens of 16) and stream 1 (empty) exist; for CLOSE and SEEK stream
+ * 0 is open by core 3 at token 4.  After a failure nothing changed: no
+ * stream was created (the next create gets id 2, and OPEN of id 2 says
+ * ENOENT), stream_resident_bytes is as before, the budget's charge is
+ * exactly the resident bytes (one page more fits, two do not), and
+ * stream 0's holder and cursor are as before (SEEK by 0 of its holder,
+ * OPEN when it has none); a success has its effect, exactly.  Closing the
+ * rank frees every stream.
+ */
+#define ST_DATA_LEN	(3 * PAGE + 100)	/* the armed create's data */
+#define ST_TOKEN	64
+
+struct sctx {
+	int fd;
+	uint8_t data[ST_DATA_LEN];
+	struct dpusim_stream_create made;	/* the armed create's answer */
+	long long res, res_m, res_w;		/* resident bytes before the call */
+};
+
+struct stream_path {
+	int (*prepare)(struct sctx *s);		/* injection off: 0 or -1 */
+	int (*call)(struct sctx *s);		/* armed: 0 or -1 with errno */
+	/* injection off: checks after the call (@r its result) */
+	void (*check)(struct __test_metadata *_metadata, struct sctx *s, int r,
+		      unsigned int n);
+};
+
+static int s_create(struct sctx *s, uint64_t size, uint32_t token,
+		    const void *data, struct dpusim_stream_create *out)
+{
+	struct dpusim_stream_create c = {
+		.size = sizeof(c), .stream_size = size, .token_size = token,
+		.data = (uintptr_t)data,
+	};
+	int r = ioctl(s->fd, DPUSIM_IOCTL_STREAM_CREATE, &c);
+
+	if (out)
+		*out = c;
+	return r;
+}
+
+static int s_cmd(struct sctx *s, unsigned long cmd, uint32_t id, uint32_t core,
+		 int32_t delta, struct dpusim_stream_cmd *out)
+{
+	struct dpusim_stream_cmd c = {
+		.size = sizeof(c), .id = id, .core = core, .delta = delta,
+	};
+	int r = ioctl(s->fd, cmd, &c);
+
+	if (out)
+		*out = c;
+	return r;
+}
+
+/* Streams 0 (data, 7 tokens) and 1 (empty). */
+static int sp_two(struct sctx *s)
+{
+	return s_create(s, 100, 16, s->data, NULL) ||
+	       s_create(s, 4096, 16, NULL, NULL);
+}
+
+/* ... and stream 0 open by core 3, its cursor on token 4. */
+static int sp_held(struct sctx *s)
+{
+	return sp_two(s) ||
+	       s_cmd(s, DPUSIM_IOCTL_STREAM_OPEN, 0, 3, 0, NULL) ||
+	       s_cmd(s, DPUSIM_IOCTL_STREAM_SEEK, 0, 3, 4, NULL);
+}
+
+static int so_create_data(struct sctx *s)
+{
+	return s_create(s, ST_DATA_LEN, ST_TOKEN, s->data, &s->made);
+}
+
+static int so_create_empty(struct sctx *s)
+{
+	return s_create(s, 1 << 20, 16, NULL, &s->made);
+}
+
+static int so_open(struct sctx *s)
+{
+	return s_cmd(s, DPUSIM_IOCTL_STREAM_OPEN, 0, 5, 0, NULL);
+}
+
+static int so_close(struct sctx *s)
+{
+	return s_cmd(s, DPUSIM_IOCTL_STREAM_CLOSE, 0, 3, 0, NULL);
+}
+
+static int so_seek(struct sctx *s)
+{
+	return s_cmd(s, DPUSIM_IOCTL_STREAM_SEEK, 0, 3, 2, NULL);
+}
+
+/*
+ * The budget's charge is exactly what is resident (all ranks: MRAM, WRAM,
+ * streams, with the token tables of empty ones): with the budget set to
+ * that plus a page, one stream of 64 bytes of data (a page, no table) is
+ * created and a second one is refused.
+ */
+static void st_budget_exact(struct __test_metadata *_metadata, struct sctx *s,
+			    unsigned int n)
+{
+	static const uint8_t probe_data[64] = { 1, 2, 3 };
+	static const char *const attr[] = {
+		"mram_resident_bytes", "wram_resident_bytes",
+		"stream_resident_bytes",
+	};
+	long long limit = mram_budget_read(), used = 0, v;
+	char path[64];
+	int r1, r2, e1, e2, rk, i;
+
+	ASSERT_LT(0, limit) TH_LOG("mram_budget");
+	for (rk = 0; rk < 64; rk++) {
+		snprintf(path, sizeof(path), "/sys/class/dpusim/rank%d", rk);
+		if (access(path, F_OK))
+			break;
+		for (i = 0; i < 3; i++)
+			if ((v = sysfs_rank_attr(rk, attr[i])) > 0)
+				used += v;
+	}
+	ASSERT_EQ(0, mram_budget_write(used + PAGE));
+	r1 = s_create(s, 64, 16, probe_data, NULL);
+	e1 = errno;
+	r2 = s_create(s, 64, 16, probe_data, NULL);
+	e2 = errno;
+	ASSERT_EQ(0, mram_budget_write(limit));
+	EXPECT_EQ(0, r1) TH_LOG("n=%u: a stream of a page within the budget: %s (a charge left behind)",
+				n, strerror(e1));
+	EXPECT_EQ(-1, r2) TH_LOG("n=%u: a stream past the budget was created (a charge given back twice)",
+				 n);
+	if (r2)
+		EXPECT_EQ(ENOSPC, e2) TH_LOG("n=%u", n);
+}
+
+/*
+ * Stream 0: with @holder >= 0, open by that core at token @cursor (its
+ * holder's SEEK by 0 says so, another core's OPEN is EBUSY); else open by
+ * nobody (the core @holder_was, if >= 0, cannot SEEK it; OPEN works, and
+ * is closed again).
+ */
+static void st_stream0_is(struct __test_metadata *_metadata, struct sctx *s,
+			  int holder, uint32_t cursor, int holder_was,
+			  unsigned int n, const char *what)
+{
+	struct dpusim_stream_cmd o;
+	int r;
+
+	if (holder >= 0) {
+		r = s_cmd(s, DPUSIM_IOCTL_STREAM_SEEK, 0, holder, 0, &o);
+		EXPECT_EQ(0, r) TH_LOG("n=%u %s: stream 0 is not open by core %d: %s",
+				       n, what, holder, strerror(errno));
+		if (!r) {
+			EXPECT_EQ(cursor, o.cursor) TH_LOG("n=%u %s: the cursor", n, what);
+			EXPECT_EQ(cursor < 6 ? 16 : cursor == 6 ? 4 : 0, o.token)
+				TH_LOG("n=%u %s", n, what);
+			EXPECT_EQ(7, o.nr_tokens) TH_LOG("n=%u %s", n, what);
+			EXPECT_EQ(cursor < 7 ? 24 * cursor : 156, o.offset)
+				TH_LOG("n=%u %s", n, what);
+			EXPECT_EQ(!cursor ? 0 : cursor < 7 ? 16 : 4, o.prev)
+				TH_LOG("n=%u %s", n, what);
+		}
+		r = s_cmd(s, DPUSIM_IOCTL_STREAM_OPEN, 0, 7, 0, NULL);
+		EXPECT_EQ(-1, r) TH_LOG("n=%u %s: stream 0 opens by core 7", n, what);
+		if (r)
+			EXPECT_EQ(EBUSY, errno) TH_LOG("n=%u %s", n, what);
+		return;
+	}
+	if (holder_was >= 0) {
+		r = s_cmd(s, DPUSIM_IOCTL_STREAM_SEEK, 0, holder_was, 0, &o);
+		EXPECT_EQ(-1, r) TH_LOG("n=%u %s: stream 0 is open by core %d (cursor %u)",
+					n, what, holder_was, o.cursor);
+		if (r)
+			EXPECT_EQ(EINVAL, errno) TH_LOG("n=%u %s", n, what);
+	}
+	r = s_cmd(s, DPUSIM_IOCTL_STREAM_OPEN, 0, 7, 0, &o);
+	EXPECT_EQ(0, r) TH_LOG("n=%u %s: stream 0 should be open by nobody: OPEN: %s",
+			       n, what, strerror(errno));
+	if (!r) {
+		EXPECT_EQ(0, o.cursor) TH_LOG("n=%u %s", n, what);
+		EXPECT_EQ(0, s_cmd(s, DPUSIM_IOCTL_STREAM_CLOSE, 0, 7, 0, NULL))
+			TH_LOG("n=%u %s: %s", n, what, strerror(errno));
+	}
+}
+
+static void sc_create(struct __test_metadata *_metadata, struct sctx *s, int r,
+		      unsigned int n, bool down)
+{
+	struct dpusim_stream_create c;
+	long long res = sysfs_rank_attr(RANK, "stream_resident_bytes");
+	uint64_t mem, tokens;
+
+	if (down) {
+		tokens = (ST_DATA_LEN + ST_TOKEN - 1) / ST_TOKEN;
+		mem = ST_DATA_LEN + (tokens + 1) * 8;
+	} else {
+		tokens = 0;
+		mem = (1 << 20) + ((1 << 20) / 8 + 1) * 8;
+	}
+	if (r) {
+		EXPECT_EQ(s->res, res) TH_LOG("n=%u: stream_resident_bytes after a failed create", n);
+		EXPECT_EQ(-1, s_cmd(s, DPUSIM_IOCTL_STREAM_OPEN, 2, 0, 0, NULL))
+			TH_LOG("n=%u: the failed create left stream 2 behind", n);
+		EXPECT_EQ(ENOENT, errno) TH_LOG("n=%u", n);
+		st_budget_exact(_metadata, s, n);	/* creates stream 2, 3 maybe */
+		/* the numbering went on as if the call never was */
+		ASSERT_EQ(0, s_create(s, 64, 16, s->data, &c)) TH_LOG("n=%u: %s", n,
+								     strerror(errno));
+		EXPECT_EQ(3, c.id) TH_LOG("n=%u: the next ids", n);
+	} else {
+		EXPECT_EQ(2, s->made.id) TH_LOG("n=%u", n);
+		EXPECT_EQ(tokens, s->made.nr_tokens) TH_LOG("n=%u", n);
+		EXPECT_EQ(mem, s->made.mem_size) TH_LOG("n=%u", n);
+		/* an empty one: a page, and its token tables (12 bytes a token) */
+		EXPECT_EQ(s->res + (long long)(down ? (mem + PAGE - 1) / PAGE * PAGE :
+					       PAGE + (((1 << 20) / 8 + 1) * 12 + PAGE - 1) /
+						      PAGE * PAGE),
+			  res) TH_LOG("n=%u: stream_resident_bytes", n);
+		EXPECT_EQ(0, s_cmd(s, DPUSIM_IOCTL_STREAM_OPEN, 2, 0, 0, NULL))
+			TH_LOG("n=%u: OPEN of the new stream: %s", n, strerror(errno));
+		st_budget_exact(_metadata, s, n);
+		ASSERT_EQ(0, s_create(s, 64, 16, s->data, &c)) TH_LOG("n=%u: %s", n,
+								     strerror(errno));
+		EXPECT_EQ(4, c.id) TH_LOG("n=%u: the next ids", n);
+	}
+	st_stream0_is(_metadata, s, -1, 0, -1, n, "after a create");
+}
+
+static void sc_create_data(struct __test_metadata *_metadata, struct sctx *s,
+			   int r, unsigned int n)
+{
+	sc_create(_metadata, s, r, n, true);
+}
+
+static void sc_create_empty(struct __test_metadata *_metadata, struct sctx *s,
+			    int r, unsigned int n)
+{
+	sc_create(_metadata, s, r, n, false);
+}
+
+static void sc_open(struct __test_metadata *_metadata, struct sctx *s, int r,
+		    unsigned int n)
+{
+	if (r)
+		st_stream0_is(_metadata, s, -1, 0, 5, n, "after a failed OPEN");
+	else
+		st_stream0_is(_metadata, s, 5, 0, -1, n, "after OPEN");
+}
+
+static void sc_close(struct __test_metadata *_metadata, struct sctx *s, int r,
+		     unsigned int n)
+{
+	if (r)
+		st_stream0_is(_metadata, s, 3, 4, -1, n, "after a failed CLOSE");
+	else
+		st_stream0_is(_metadata, s, -1, 0, 3, n, "after CLOSE");
+}
+
+static void sc_seek(struct __test_metadata *_metadata, struct sctx *s, int r,
+		    unsigned int n)
+{
+	st_stream0_is(_metadata, s, 3, r ? 4 : 6, -1, n,
+		      r ? "after a failed SEEK" : "after SEEK");
+}
+
+static unsigned int stream_sweep(struct __test_metadata *_metadata,
+				 const struct stream_path *p)
+{
+	unsigned int fired = 0;
+	struct sctx *s = calloc(1, sizeof(*s));
+	struct nth nth;
+	size_t i;
+	int r, err, f;
+
+	ASSERT_NE(NULL, s);
+	for (i = 0; i < sizeof(s->data); i++)
+		s->data[i] = i * 13 + 5;
+	nth_open(_metadata, &nth);
+	for (nth.n = 0; nth.n <= MAX_NTH; nth.n++) {
+		s->fd = open(NODE, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, s->fd) TH_LOG("n=%u: open: %s", nth.n, strerror(errno));
+		ASSERT_EQ(0, p->prepare(s)) TH_LOG("n=%u: prepare: %s", nth.n,
+						    strerror(errno));
+		memset(&s->made, 0, sizeof(s->made));
+		s->res = sysfs_rank_attr(RANK, "stream_resident_bytes");
+		s->res_m = sysfs_rank_attr(RANK, "mram_resident_bytes");
+		s->res_w = sysfs_rank_attr(RANK, "wram_resident_bytes");
+		nth_arm(_metadata, &nth);
+		r = p->call(s);
+		err = errno;
+		f = nth_disarm(_metadata, &nth);
+		if (r)
+			EXPECT_TRUE(nth.n && clean_errno(err))
+				TH_LOG("n=%u: errno %d (%s), not one an injected fault may give",
+				       nth.n, err, strerror(err));
+		if (!nth.n)
+			ASSERT_EQ(0, r) TH_LOG("the uninjected run failed: %s",
+					       strerror(err));
+		if (nth.n && !f)
+			EXPECT_EQ(0, r) TH_LOG("n=%u: failed (%s) without the fault",
+					       nth.n, strerror(err));
+		p->check(_metadata, s, r, nth.n);
+		EXPECT_EQ(s->res_m, sysfs_rank_attr(RANK, "mram_resident_bytes"))
+			TH_LOG("n=%u", nth.n);
+		EXPECT_EQ(s->res_w, sysfs_rank_attr(RANK, "wram_resident_bytes"))
+			TH_LOG("n=%u", nth.n);
+		EXPECT_EQ(0, close(s->fd));
+		/* the streams go with the ownership */
+		EXPECT_EQ(0, sysfs_rank_attr(RANK, "is_owned")) TH_LOG("n=%u", nth.n);
+		EXPECT_EQ(0, sysfs_rank_attr(RANK, "stream_resident_bytes"))
+			TH_LOG("n=%u: streams left after the close", nth.n);
+		if (_metadata->exit_code == KSFT_FAIL && nth.n > 3)
+			break;
+		if (nth.n && !f)
+			break;
+		fired += f;
+	}
+	EXPECT_GE(MAX_NTH, nth.n);
+	close(nth.fd);
+	free(s);
+	return fired;
+}
+
+#define STREAM_SWEEP(name, prep, callfn, checkfn)			\
+TEST_F_TIMEOUT(fail_nth, name, SWEEP_TIMEOUT)				\
+{									\
+	static const struct stream_path p = {				\
+		.prepare = prep, .call = callfn, .check = checkfn,	\
+	};								\
+	unsigned int n = stream_sweep(_metadata, &p);			\
+									\
+	ksft_print_msg("%s: %u fault sites swept (n = 1..%u)\n",	\
+		       #name, n, n + 1);				\
+	EXPECT_LT(0, n) TH_LOG("no fault site at all");			\
+}
+
+/* DPUSIM_IOCTL_STREAM_CREATE: 3 pages + 100 bytes of data, tokens of 64 */
+STREAM_SWEEP(stream_create_data, sp_two, so_create_data, sc_create_data)
+/* DPUSIM_IOCTL_STREAM_CREATE: an empty stream of 1 MiB */
+STREAM_SWEEP(stream_create_empty, sp_two, so_create_empty, sc_create_empty)
+/* DPUSIM_IOCTL_STREAM_OPEN of a free stream */
+STREAM_SWEEP(stream_open, sp_two, so_open, sc_open)
+/* DPUSIM_IOCTL_STREAM_CLOSE by the core that has it open */
+STREAM_SWEEP(stream_close, sp_held, so_close, sc_close)
+/* DPUSIM_IOCTL_STREAM_SEEK by 2 tokens */
+STREAM_SWEEP(stream_seek, sp_held, so_seek, sc_seek)
+
+/* ------------------------------------------------ stream move paths */
+
+/*
+ * Tokens moved under injection, on a fresh open of the rank: by a DPU
+ * program through its worker file (DPUSIM_IOCTL_WORKER_STREAM_OPEN,
+ * _CLOSE, _SEEK, _MOVE down and up, synchronous or not, _WAIT) and by a
+ * host thread through the rank file (DPUSIM_IOCTL_XFER with
+ * DPUSIM_XFER_STREAM, down and up, synchronous or not).  Beforehand
+ * (injection off) streams 0 (data: 7 tokens, 100 bytes in tokens of 16)
+ * and 1 (empty, room for 16 KiB) exist; the worker paths hold DPU 2
+ * (launched, claimed) and, but for OPEN, have both streams open as it;
+ * the rank paths have them open by core 3.  A move down takes token 0
+ * (24 bytes: its 16 and the header after it) into WRAM byte 0 and an
+ * MRAM page boundary of the DPU (a page of each never written: the move
+ * allocates them) or into a host buffer; a move up puts a token of
+ * MV_UP bytes (two pages of the stream, the second never written).
+ * After a failure nothing changed: the cursor (SEEK by 0 of the core),
+ * the stream's bytes and stream_resident_bytes, the host buffer; the
+ * budget's charge is exactly the resident bytes.  The DPU's memory may
+ * keep pages a failed move down allocated, zeros (uapi: a running DPU's
+ * memory only grows).  A success has its effect, exactly.
+ */
+#define MV_DPU		2
+#define MV_CORE		3
+#define MV_UP		(PAGE + 8)	/* n: a token up over two pages */
+#define MV_MRAM		(3 * PAGE - 8)	/* the second block of a move down */
+
+struct mctx {
+	struct sctx s;			/* the rank file (s.fd), stream 0's data */
+	int w;				/* the worker file, or -1 */
+	uint8_t buf[2 * PAGE];		/* a host buffer: 0xa5 */
+	uint8_t up[MV_UP + 16];		/* the token up: header, data, end */
+	struct dpusim_worker_stream_move mv;	/* the armed move's answer */
+	long long res_s, res_m, res_w;	/* resident bytes before the call */
+	int moved;			/* the move of a move-and-wait: 0 or -1 */
+	struct dpusim_move_ring *ring;	/* the worker's move ring, or NULL */
+};
+
+struct mpath {
+	int (*prepare)(struct mctx *m);		/* injection off: 0 or -1 */
+	int (*call)(struct mctx *m);		/* armed: 0 or -1 with errno */
+	void (*check)(struct __test_metadata *_metadata, struct mctx *m, int r,
+		      unsigned int n);
+};
+
+static int m_wcmd(struct mctx *m, unsigned long cmd, uint32_t id, int32_t delta,
+		  struct dpusim_stream_cmd *out)
+{
+	struct dpusim_stream_cmd c = {
+		.size = sizeof(c), .id = id, .core = MV_DPU, .delta = delta,
+	};
+	int r = ioctl(m->w, cmd, &c);
+
+	if (out)
+		*out = c;
+	return r;
+}
+
+static int m_wmove(struct mctx *m, uint32_t flags, uint32_t id, uint64_t off,
+		   uint32_t nb, const struct dpusim_window_block *b)
+{
+	m->mv = (struct dpusim_worker_stream_move){
+		.size = sizeof(m->mv), .flags = flags, .stream = id,
+		.nr_blocks = nb, .offset = off, .next = 0xeeeeeeee,
+	};
+	memcpy(m->mv.blocks, b, nb * sizeof(*b));
+	return ioctl(m->w, DPUSIM_IOCTL_WORKER_STREAM_MOVE, &m->mv);
+}
+
+static int m_xmove(struct mctx *m, uint32_t flags, uint32_t id, uint64_t off,
+		   void *buf, uint64_t len)
+{
+	struct dpusim_xfer_dpu d = { .dpu = MV_CORE, .nr_blocks = 1 };
+	struct dpusim_block b = { (uintptr_t)buf, len };
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .flags = flags | DPUSIM_XFER_STREAM,
+		.offset = off, .length = len, .nr_dpus = 1, .nr_blocks = 1,
+		.dpus = (uintptr_t)&d, .blocks = (uintptr_t)&b, .stream = id,
+	};
+
+	return xfer(m->s.fd, &x);
+}
+
+static int m_sync(struct mctx *m)
+{
+	struct dpusim_sync sy = { .size = sizeof(sy) };
+
+	return ioctl(m->s.fd, DPUSIM_IOCTL_SYNC, &sy);
+}
+
+static int m_wait(struct mctx *m)
+{
+	struct dpusim_worker_stream_wait wt = { .size = sizeof(wt) };
+
+	return ioctl(m->w, DPUSIM_IOCTL_WORKER_STREAM_WAIT, &wt);
+}
+
+/* Streams 0 (data) and 1 (empty, 16 KiB); the token up in m->up */
+static int mp_streams(struct mctx *m)
+{
+	uint32_t h[2] = { 0, MV_UP }, t[2] = { MV_UP, 0 };
+	size_t i;
+
+	m->w = -1;
+	memset(m->buf, 0xa5, sizeof(m->buf));
+	memcpy(m->up, h, 8);
+	for (i = 0; i < MV_UP; i++)
+		m->up[8 + i] = i * 11 + 3;
+	memcpy(m->up + 8 + MV_UP, t, 8);
+	return s_create(&m->s, 100, 16, m->s.data, NULL) ||
+	       s_create(&m->s, 16 << 10, 16, NULL, NULL);
+}
+
+/* ... and DPU MV_DPU held by a worker file, the token up in its WRAM */
+static int mp_held(struct mctx *m)
+{
+	struct dpusim_worker_open wo = { .size = sizeof(wo) };
+	struct dpusim_launch l = { .size = sizeof(l), .first_dpu = MV_DPU, .nr_dpus = 1 };
+	struct dpusim_worker_claim c = {
+		.size = sizeof(c), .flags = DPUSIM_CLAIM_NONBLOCK,
+	};
+	struct dpusim_xfer_dpu d = { .dpu = MV_DPU, .nr_blocks = 1 };
+	struct dpusim_block b = { (uintptr_t)m->up, sizeof(m->up) };
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .flags = DPUSIM_XFER_WRAM, .offset = 4 * PAGE,
+		.length = sizeof(m->up), .nr_dpus = 1, .nr_blocks = 1,
+		.dpus = (uintptr_t)&d, .blocks = (uintptr_t)&b,
+	};
+
+	if (mp_streams(m) || xfer(m->s.fd, &x) ||
+	    ioctl(m->s.fd, DPUSIM_IOCTL_WORKER_OPEN, &wo))
+		return -1;
+	m->w = wo.fd;
+	if (ioctl(m->s.fd, DPUSIM_IOCTL_LAUNCH, &l) ||
+	    ioctl(m->w, DPUSIM_IOCTL_WORKER_CLAIM, &c) || c.dpu != MV_DPU)
+		return -1;
+	return 0;
+}
+
+/* ... with both streams open as DPU MV_DPU */
+static int mp_held_open(struct mctx *m)
+{
+	return mp_held(m) ||
+	       m_wcmd(m, DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, 0, NULL) ||
+	       m_wcmd(m, DPUSIM_IOCTL_WORKER_STREAM_OPEN, 1, 0, NULL);
+}
+
+/* ... and stream 0's cursor on token 4 */
+static int mp_held_seek(struct mctx *m)
+{
+	return mp_held_open(m) ||
+	       m_wcmd(m, DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0, 4, NULL);
+}
+
+/* ... an asynchronous move queued (its copy maybe done) */
+static int mp_held_queued(struct mctx *m)
+{
+	static const struct dpusim_window_block b = { 2 * PAGE, 24 };
+
+	return mp_held_open(m) ||
+	       m_wmove(m, DPUSIM_STREAM_MOVE_DOWN | DPUSIM_STREAM_MOVE_ASYNC, 0, 8,
+		       1, &b);
+}
+
+/* Streams open by core MV_CORE (a host thread) */
+static int mp_host_open(struct mctx *m)
+{
+	return mp_streams(m) ||
+	       s_cmd(&m->s, DPUSIM_IOCTL_STREAM_OPEN, 0, MV_CORE, 0, NULL) ||
+	       s_cmd(&m->s, DPUSIM_IOCTL_STREAM_OPEN, 1, MV_CORE, 0, NULL);
+}
+
+static int mo_wopen(struct mctx *m)
+{
+	return m_wcmd(m, DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, 0, NULL);
+}
+
+static int mo_wclose(struct mctx *m)
+{
+	return m_wcmd(m, DPUSIM_IOCTL_WORKER_STREAM_CLOSE, 0, 0, NULL);
+}
+
+static int mo_wseek(struct mctx *m)
+{
+	return m_wcmd(m, DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0, 2, NULL);
+}
+
+/* Token 0 down: 8 bytes at WRAM 0, 16 across an MRAM page boundary */
+static const struct dpusim_window_block mv_down[2] = {
+	{ 0, 8 }, { DPUSIM_WINDOW_MRAM + MV_MRAM, 16 },
+};
+
+static int mo_wdown(struct mctx *m)
+{
+	return m_wmove(m, DPUSIM_STREAM_MOVE_DOWN, 0, 8, 2, mv_down);
+}
+
+/*
+ * A move and its wait: @moved says whether the move happened when the
+ * wait failed (the check waits again, uninjected).
+ */
+static int mo_wdown_async(struct mctx *m)
+{
+	m->moved = m_wmove(m, DPUSIM_STREAM_MOVE_DOWN | DPUSIM_STREAM_MOVE_ASYNC,
+			   0, 8, 2, mv_down);
+	return m->moved ?: m_wait(m);
+}
+
+/* The token up, from WRAM (where mp_held put it) */
+static int mo_wup(struct mctx *m)
+{
+	const struct dpusim_window_block b = { 4 * PAGE, sizeof(m->up) };
+
+	return m_wmove(m, 0, 1, 0, 1, &b);
+}
+
+static int mo_wup_async(struct mctx *m)
+{
+	const struct dpusim_window_block b = { 4 * PAGE, sizeof(m->up) };
+
+	m->moved = m_wmove(m, DPUSIM_STREAM_MOVE_ASYNC, 1, 0, 1, &b);
+	return m->moved ?: m_wait(m);
+}
+
+static int mo_wwait(struct mctx *m)
+{
+	return m_wait(m);
+}
+
+static int mo_xdown(struct mctx *m)
+{
+	return m_xmove(m, DPUSIM_XFER_FROM_DPU, 0, 8, m->buf + PAGE - 8, 24);
+}
+
+static int mo_xdown_async(struct mctx *m)
+{
+	m->moved = m_xmove(m, DPUSIM_XFER_FROM_DPU | DPUSIM_XFER_ASYNC, 0, 8,
+			   m->buf + PAGE - 8, 24);
+	return m->moved ?: m_sync(m);
+}
+
+static int mo_xup(struct mctx *m)
+{
+	return m_xmove(m, 0, 1, 0, m->up, sizeof(m->up));
+}
+
+static int mo_xup_async(struct mctx *m)
+{
+	m->moved = m_xmove(m, DPUSIM_XFER_ASYNC, 1, 0, m->up, sizeof(m->up));
+	return m->moved ?: m_sync(m);
+}
+
+/*
+ * Stream @id's cursor (and an empty one's tokens) as its core @core sees
+ * it: through the worker file (@w) or the rank file.
+ */
+static void mv_cursor_is(struct __test_metadata *_metadata, struct mctx *m,
+			 bool w, uint32_t id, uint32_t cursor, uint32_t tokens,
+			 unsigned int n, const char *what)
+{
+	struct dpusim_stream_cmd o = { .size = sizeof(o), .id = id,
+				       .core = w ? MV_DPU : MV_CORE };
+	int r = ioctl(w ? m->w : m->s.fd,
+		      w ? DPUSIM_IOCTL_WORKER_STREAM_SEEK : DPUSIM_IOCTL_STREAM_SEEK, &o);
+
+	EXPECT_EQ(0, r) TH_LOG("n=%u %s: SEEK of stream %u: %s", n, what, id,
+			       strerror(errno));
+	if (r)
+		return;
+	EXPECT_EQ(cursor, o.cursor) TH_LOG("n=%u %s: stream %u's cursor", n, what, id);
+	EXPECT_EQ(tokens, o.nr_tokens) TH_LOG("n=%u %s: stream %u's tokens", n, what, id);
+}
+
+/* The first @len bytes of stream @id are @want (zeros if NULL) */
+static void mv_stream_is(struct __test_metadata *_metadata, struct mctx *m,
+			 uint32_t id, const uint8_t *want, size_t len,
+			 unsigned int n, const char *what)
+{
+	const uint8_t *p = mmap(NULL, 2 * PAGE, PROT_READ, MAP_SHARED, m->s.fd,
+				DPUSIM_MMAP_STREAM(id));
+	size_t i;
+
+	ASSERT_NE(MAP_FAILED, p) TH_LOG("n=%u: mmap of stream %u: %s", n, id,
+					strerror(errno));
+	for (i = 0; i < len; i++)
+		if (p[i] != (want ? want[i] : 0)) {
+			EXPECT_EQ(want ? want[i] : 0, p[i])
+				TH_LOG("n=%u %s: stream %u byte %zu", n, what, id, i);
+			break;
+		}
+	munmap((void *)p, 2 * PAGE);
+}
+
+/* Token 0 of stream 0 and the header after it, as a move down gives them */
+static void mv_token0(struct mctx *m, uint8_t *out)
+{
+	uint32_t h[2] = { 16, 16 };
+
+	memcpy(out, m->s.data, 16);
+	memcpy(out + 16, h, 8);
+}
+
+/* The held DPU's bytes where mv_down puts token 0: zeros, or token 0 */
+static void mv_dpu_is(struct __test_metadata *_metadata, struct mctx *m,
+		      bool moved, unsigned int n)
+{
+	uint8_t want[24], got[24];
+	uint8_t *wr, *mr;
+
+	mv_token0(m, want);
+	if (!moved)
+		memset(want, 0, sizeof(want));
+	wr = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, m->w, DPUSIM_MMAP_WRAM(MV_DPU));
+	mr = mmap(NULL, 2 * PAGE, PROT_READ, MAP_SHARED, m->w,
+		  DPUSIM_MMAP_MRAM(MV_DPU) + 2 * PAGE);
+	ASSERT_NE(MAP_FAILED, wr);
+	ASSERT_NE(MAP_FAILED, mr);
+	memcpy(got, wr, 8);
+	memcpy(got + 8, mr + PAGE - 8, 16);
+	EXPECT_EQ(0, memcmp(want, got, 24))
+		TH_LOG("n=%u: the DPU's bytes of token 0 (moved: %d)", n, moved);
+	munmap(wr, PAGE);
+	munmap(mr, 2 * PAGE);
+}
+
+static void mc_wopen(struct __test_metadata *_metadata, struct mctx *m, int r,
+		     unsigned int n)
+{
+	if (r) {
+		/* open by nobody: the host opens it as another core */
+		EXPECT_EQ(0, s_cmd(&m->s, DPUSIM_IOCTL_STREAM_OPEN, 0, 7, 0, NULL))
+			TH_LOG("n=%u: after a failed WORKER_STREAM_OPEN: %s", n,
+			       strerror(errno));
+		return;
+	}
+	mv_cursor_is(_metadata, m, true, 0, 0, 7, n, "after OPEN");
+	EXPECT_EQ(-1, s_cmd(&m->s, DPUSIM_IOCTL_STREAM_OPEN, 0, 7, 0, NULL));
+	EXPECT_EQ(EBUSY, errno) TH_LOG("n=%u", n);
+}
+
+static void mc_wclose(struct __test_metadata *_metadata, struct mctx *m, int r,
+		      unsigned int n)
+{
+	if (r) {
+		mv_cursor_is(_metadata, m, true, 0, 4, 7, n, "after a failed CLOSE");
+		return;
+	}
+	EXPECT_EQ(-1, m_wcmd(m, DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0, 0, NULL));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("n=%u: stream 0 still open by DPU %u", n,
+					MV_DPU);
+	EXPECT_EQ(0, s_cmd(&m->s, DPUSIM_IOCTL_STREAM_OPEN, 0, 7, 0, NULL))
+		TH_LOG("n=%u: %s", n, strerror(errno));
+}
+
+static void mc_wseek(struct __test_metadata *_metadata, struct mctx *m, int r,
+		     unsigned int n)
+{
+	mv_cursor_is(_metadata, m, true, 0, r ? 4 : 6, 7, n,
+		     r ? "after a failed SEEK" : "after SEEK");
+}
+
+/* A move down (and WAIT): the cursor, the DPU's bytes, its pages */
+static void mc_wdown(struct __test_metadata *_metadata, struct mctx *m, int r,
+		     unsigned int n)
+{
+	long long mram, wram;
+
+	/* the move happened, its wait failed: wait now */
+	if (r && !m->moved) {
+		ASSERT_EQ(0, m_wait(m)) TH_LOG("n=%u: %s", n, strerror(errno));
+		r = 0;
+	}
+	mram = sysfs_rank_attr(RANK, "mram_resident_bytes");
+	wram = sysfs_rank_attr(RANK, "wram_resident_bytes");
+
+	mv_cursor_is(_metadata, m, true, 0, r ? 0 : 1, 7, n, "after the move down");
+	if (!r)
+		EXPECT_EQ(16, m->mv.next) TH_LOG("n=%u: the answer's @next", n);
+	/* the move's pages: allocated, or (a failure) maybe some of them */
+	if (r) {
+		EXPECT_LE(m->res_m, mram) TH_LOG("n=%u", n);
+		EXPECT_GE(m->res_m + 2 * (long long)PAGE, mram) TH_LOG("n=%u", n);
+		EXPECT_LE(m->res_w, wram) TH_LOG("n=%u", n);
+		EXPECT_GE(m->res_w + (long long)PAGE, wram) TH_LOG("n=%u", n);
+	} else {
+		EXPECT_EQ(m->res_m + 2 * (long long)PAGE, mram) TH_LOG("n=%u", n);
+		EXPECT_EQ(m->res_w + (long long)PAGE, wram) TH_LOG("n=%u", n);
+	}
+	mv_dpu_is(_metadata, m, !r, n);
+	st_budget_exact(_metadata, &m->s, n);
+	/* the stream moves on, as the DPU */
+	EXPECT_EQ(0, m_wmove(m, DPUSIM_STREAM_MOVE_DOWN, 0, r ? 8 : 32, 2, mv_down))
+		TH_LOG("n=%u: the next move: %s", n, strerror(errno));
+}
+
+/*
+ * The move ring: its mmap (the page, the copy thread), then token 0 down
+ * through it, answered in the page (the thread's own work is not
+ * injected: it is not the calling task).
+ */
+static int mo_ring_down(struct mctx *m)
+{
+	struct dpusim_worker_stream_wait kick = {
+		.size = sizeof(kick), .flags = DPUSIM_STREAM_WAIT_KICK,
+	};
+	struct dpusim_move_ring *r;
+	int i;
+
+	r = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, m->w,
+		 DPUSIM_MMAP_MOVE_RING);
+	if (r == MAP_FAILED)
+		return -1;
+	m->ring = r;
+	r->move = (struct dpusim_worker_stream_move){
+		.size = sizeof(r->move), .flags = DPUSIM_STREAM_MOVE_DOWN,
+		.nr_blocks = 2, .offset = 8,
+		.blocks = { mv_down[0], mv_down[1] },
+	};
+	r->dpu = MV_DPU;
+	__atomic_store_n(&r->submitted, r->done + 1, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (i = 0; i < 20000 &&
+	     __atomic_load_n(&r->done, __ATOMIC_ACQUIRE) != r->submitted; i++) {
+		if (r->flags & DPUSIM_MOVE_RING_NEED_WAKEUP)
+			ioctl(m->w, DPUSIM_IOCTL_WORKER_STREAM_WAIT, &kick);
+		usleep(100);
+	}
+	if (r->done != r->submitted) {
+		errno = ETIMEDOUT;	/* not a clean errno: reported */
+		return -1;
+	}
+	m->mv.next = r->next;
+	if (r->result) {
+		errno = -r->result;
+		return -1;
+	}
+	return 0;
+}
+
+static void mc_wdown(struct __test_metadata *_metadata, struct mctx *m, int r,
+		     unsigned int n);
+
+static void mc_ring_down(struct __test_metadata *_metadata, struct mctx *m,
+			 int r, unsigned int n)
+{
+	/* a failed mmap left no ring: one maps now */
+	if (r) {
+		void *p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       m->w, DPUSIM_MMAP_MOVE_RING);
+
+		EXPECT_NE(MAP_FAILED, p) TH_LOG("n=%u: the ring after a failed mmap: %s",
+						 n, strerror(errno));
+		if (p != MAP_FAILED)
+			munmap(p, PAGE);
+	}
+	mc_wdown(_metadata, m, r, n);
+	/* the ring holds the worker file: it goes before the close */
+	if (m->ring)
+		munmap(m->ring, PAGE);
+	m->ring = NULL;
+}
+
+/* A move up (and WAIT): the stream's bytes, tokens, pages */
+static void mc_wup(struct __test_metadata *_metadata, struct mctx *m, int r,
+		   unsigned int n)
+{
+	long long res;
+
+	if (r && !m->moved) {
+		ASSERT_EQ(0, m_wait(m)) TH_LOG("n=%u: %s", n, strerror(errno));
+		r = 0;
+	}
+	res = sysfs_rank_attr(RANK, "stream_resident_bytes");
+
+	mv_cursor_is(_metadata, m, true, 1, r ? 0 : 1, r ? 0 : 1, n,
+		     "after the move up");
+	if (!r)
+		EXPECT_EQ(0, m->mv.next) TH_LOG("n=%u: the answer's @next", n);
+	/* the second page of the stream: allocated by the move, or not */
+	EXPECT_EQ(m->res_s + (r ? 0 : (long long)PAGE), res)
+		TH_LOG("n=%u: stream_resident_bytes", n);
+	mv_stream_is(_metadata, m, 1, r ? NULL : m->up, r ? 8 : sizeof(m->up), n,
+		     "after the move up");
+	st_budget_exact(_metadata, &m->s, n);
+}
+
+static void mc_wwait(struct __test_metadata *_metadata, struct mctx *m, int r,
+		     unsigned int n)
+{
+	uint8_t want[24], got[24];
+	uint8_t *wr = mmap(NULL, 3 * PAGE, PROT_READ, MAP_SHARED, m->w,
+			   DPUSIM_MMAP_WRAM(MV_DPU));
+
+	/* whatever WAIT did, the move queued before is done by now */
+	ASSERT_EQ(0, m_wait(m)) TH_LOG("n=%u: %s", n, strerror(errno));
+	ASSERT_NE(MAP_FAILED, wr);
+	mv_token0(m, want);
+	memcpy(got, wr + 2 * PAGE, 24);
+	EXPECT_EQ(0, memcmp(want, got, 24)) TH_LOG("n=%u", n);
+	munmap(wr, 3 * PAGE);
+	mv_cursor_is(_metadata, m, true, 0, 1, 7, n, "after WAIT");
+}
+
+/* A host thread's move down: the cursor, the host buffer */
+static void mc_xdown(struct __test_metadata *_metadata, struct mctx *m, int r,
+		     unsigned int n)
+{
+	uint8_t want[2 * PAGE];
+
+	if (r && !m->moved) {
+		ASSERT_EQ(0, m_sync(m)) TH_LOG("n=%u: %s", n, strerror(errno));
+		r = 0;
+	}
+	memset(want, 0xa5, sizeof(want));
+	if (!r)
+		mv_token0(m, want + PAGE - 8);
+	mv_cursor_is(_metadata, m, false, 0, r ? 0 : 1, 7, n, "after the move down");
+	EXPECT_EQ(0, memcmp(want, m->buf, sizeof(want)))
+		TH_LOG("n=%u: the host buffer (moved: %d)", n, !r);
+	EXPECT_EQ(0, sysfs_rank_attr(RANK, "pinned_pages")) TH_LOG("n=%u", n);
+	st_budget_exact(_metadata, &m->s, n);
+}
+
+static void mc_xup(struct __test_metadata *_metadata, struct mctx *m, int r,
+		   unsigned int n)
+{
+	long long res;
+
+	if (r && !m->moved) {
+		ASSERT_EQ(0, m_sync(m)) TH_LOG("n=%u: %s", n, strerror(errno));
+		r = 0;
+	}
+	res = sysfs_rank_attr(RANK, "stream_resident_bytes");
+
+	mv_cursor_is(_metadata, m, false, 1, r ? 0 : 1, r ? 0 : 1, n,
+		     "after the move up");
+	EXPECT_EQ(m->res_s + (r ? 0 : (long long)PAGE), res)
+		TH_LOG("n=%u: stream_resident_bytes", n);
+	mv_stream_is(_metadata, m, 1, r ? NULL : m->up, r ? 8 : sizeof(m->up), n,
+		     "after the move up");
+	EXPECT_EQ(0, sysfs_rank_attr(RANK, "pinned_pages")) TH_LOG("n=%u", n);
+	st_budget_exact(_metadata, &m->s, n);
+}
+
+static unsigned int move_sweep(struct __test_metadata *_metadata,
+			       const struct mpath *p)
+{
+	struct dpusim_worker_finish fin = { .size = sizeof(fin), .dpu = MV_DPU };
+	unsigned int fired = 0;
+	struct mctx *m = calloc(1, sizeof(*m));
+	struct counters before, after;
+	struct nth nth;
+	size_t i;
+	int r, err, f;
+
+	ASSERT_NE(NULL, m);
+	for (i = 0; i < sizeof(m->s.data); i++)
+		m->s.data[i] = i * 13 + 5;
+	nth_open(_metadata, &nth);
+	for (nth.n = 0; nth.n <= MAX_NTH; nth.n++) {
+		m->s.fd = open(NODE, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, m->s.fd) TH_LOG("n=%u: open: %s", nth.n, strerror(errno));
+		ASSERT_EQ(0, p->prepare(m)) TH_LOG("n=%u: prepare: %s", nth.n,
+						    strerror(errno));
+		m->res_s = sysfs_rank_attr(RANK, "stream_resident_bytes");
+		m->res_m = sysfs_rank_attr(RANK, "mram_resident_bytes");
+		m->res_w = sysfs_rank_attr(RANK, "wram_resident_bytes");
+		read_counters(&before);
+		m->moved = -1;	/* a plain call: its failure moved nothing */
+		nth_arm(_metadata, &nth);
+		r = p->call(m);
+		err = errno;
+		f = nth_disarm(_metadata, &nth);
+		if (r)
+			EXPECT_TRUE(nth.n && clean_errno(err))
+				TH_LOG("n=%u: errno %d (%s), not one an injected fault may give",
+				       nth.n, err, strerror(err));
+		if (!nth.n)
+			ASSERT_EQ(0, r) TH_LOG("the uninjected run failed: %s",
+					       strerror(err));
+		if (nth.n && !f)
+			EXPECT_EQ(0, r) TH_LOG("n=%u: failed (%s) without the fault",
+					       nth.n, strerror(err));
+		p->check(_metadata, m, r, nth.n);
+		read_counters(&after);
+		EXPECT_EQ(0, after.pinned) TH_LOG("n=%u: pinned_pages", nth.n);
+		EXPECT_EQ(before.vmpin, after.vmpin) TH_LOG("n=%u: VmPin", nth.n);
+		/* the worker file first: the rank's release kills claimers */
+		if (m->w >= 0) {
+			ioctl(m->w, DPUSIM_IOCTL_WORKER_FINISH, &fin);
+			EXPECT_EQ(0, close(m->w));
+		}
+		EXPECT_EQ(0, close(m->s.fd));
+		EXPECT_EQ(0, sysfs_rank_attr(RANK, "is_owned")) TH_LOG("n=%u", nth.n);
+		EXPECT_EQ(0, sysfs_rank_attr(RANK, "stream_resident_bytes"))
+			TH_LOG("n=%u: streams left after the close", nth.n);
+		EXPECT_EQ(0, sysfs_rank_attr(RANK, "mram_resident_bytes"));
+		if (_metadata->exit_code == KSFT_FAIL && nth.n > 3)
+			break;
+		if (nth.n && !f)
+			break;
+		fired += f;
+	}
+	EXPECT_GE(MAX_NTH, nth.n);
+	close(nth.fd);
+	free(m);
+	return fired;
+}
+
+#define MOVE_SWEEP(name, prep, callfn, checkfn)				\
+TEST_F_TIMEOUT(fail_nth, name, SWEEP_TIMEOUT)				\
+{									\
+	static const struct mpath p = {					\
+		.prepare = prep, .call = callfn, .check = checkfn,	\
+	};								\
+	unsigned int n = move_sweep(_metadata, &p);			\
+									\
+	ksft_print_msg("%s: %u fault sites swept (n = 1..%u)\n",	\
+		       #name, n, n + 1);				\
+	EXPECT_LT(0, n) TH_LOG("no fault site at all");			\
+}
+
+/* DPUSIM_IOCTL_WORKER_STREAM_OPEN as the DPU held */
+MOVE_SWEEP(worker_stream_open, mp_held, mo_wopen, mc_wopen)
+/* DPUSIM_IOCTL_WORKER_STREAM_CLOSE */
+MOVE_SWEEP(worker_stream_close, mp_held_seek, mo_wclose, mc_wclose)
+/* DPUSIM_IOCTL_WORKER_STREAM_SEEK by 2 tokens */
+MOVE_SWEEP(worker_stream_seek, mp_held_seek, mo_wseek, mc_wseek)
+/* DPUSIM_IOCTL_WORKER_STREAM_MOVE down into WRAM and MRAM holes */
+MOVE_SWEEP(worker_stream_move_down, mp_held_open, mo_wdown, mc_wdown)
+/* ... asynchronous (the copy thread started), then WAIT */
+MOVE_SWEEP(worker_stream_move_down_async, mp_held_open, mo_wdown_async, mc_wdown)
+/* DPUSIM_IOCTL_WORKER_STREAM_MOVE up over a page of the stream not yet written */
+MOVE_SWEEP(worker_stream_move_up, mp_held_open, mo_wup, mc_wup)
+/* ... asynchronous, then WAIT */
+MOVE_SWEEP(worker_stream_move_up_async, mp_held_open, mo_wup_async, mc_wup)
+/* mmap of the move ring (DPUSIM_MMAP_MOVE_RING) and a move through it */
+MOVE_SWEEP(move_ring_mmap_move, mp_held_open, mo_ring_down, mc_ring_down)
+/* DPUSIM_IOCTL_WORKER_STREAM_WAIT for a move queued */
+MOVE_SWEEP(worker_stream_wait, mp_held_queued, mo_wwait, mc_wwait)
+/* DPUSIM_IOCTL_XFER with DPUSIM_XFER_STREAM, down into a host buffer */
+MOVE_SWEEP(xfer_stream_down, mp_host_open, mo_xdown, mc_xdown)
+/* ... asynchronous, then DPUSIM_IOCTL_SYNC */
+MOVE_SWEEP(xfer_stream_down_async, mp_host_open, mo_xdown_async, mc_xdown)
+/* ... up, from a host buffer, over a page of the stream not yet written */
+MOVE_SWEEP(xfer_stream_up, mp_host_open, mo_xup, mc_xup)
+/* ... asynchronous, then DPUSIM_IOCTL_SYNC */
+MOVE_SWEEP(xfer_stream_up_async, mp_host_open, mo_xup_async, mc_xup)
 
 /* ----------------------------------------------- /dev/dpusim/tm paths */
 

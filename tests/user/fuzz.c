@@ -29,16 +29,43 @@
  *    destination is refilled before each FROM_DPU call and no byte outside
  *    the blocks may change (none at all if the call failed); the areas are
  *    read back and compared every VERIFY_EVERY calls.
+ *  - streams (DPUSIM_IOCTL_STREAM_*): the model knows every stream it
+ *    created (its shape, the core that has it open, its cursor); ids come
+ *    in creation order, DPUSIM_STREAM_MAX of them at most; every out field
+ *    is checked, a failed call changes nothing (checked with helper
+ *    OPEN/SEEK calls, and stream_resident_bytes in the exact phases); with
+ *    several threads or processes each one moves only the streams it
+ *    created (the others' only with defects that fail before the stream
+ *    is looked at), so the model of each stream stays exact; a new
+ *    stream of data is read back through a mapping of it
+ *    (DPUSIM_MMAP_STREAM), and rank-mmap maps streams too; a race phase
+ *    checks that a STREAM_CREATE failing with EFAULT never exposes its
+ *    stream (OPEN, mmap) to the owner's other threads;
+ *  - tokens moved (STREAM_XFER: DPUSIM_IOCTL_XFER with DPUSIM_XFER_STREAM,
+ *    synchronous or not): the model also follows an empty stream's tokens
+ *    and the first UP_BYTES of its memory; a move down must give the bytes
+ *    the model knows, a move up must write the blocks' bytes (read back
+ *    through the stream's mapping) and make the pages resident that the
+ *    model says (stream_resident_bytes), a failed move changes nothing;
+ *  - DPU programs move tokens too: a program session's worker calls the
+ *    worker file's DPUSIM_IOCTL_WORKER_STREAM_OPEN/_CLOSE/_SEEK/_MOVE/_WAIT
+ *    on some of its ctx's streams (as the DPU it holds, and as none) with
+ *    an exact model of them (shared with the parent, which checks the
+ *    streams afterwards): every errno, every answer, the bytes a move down
+ *    puts in the DPU (an untracked one's areas), the bytes a move up takes;
+ *  - a host thread may not act as a RUNNING DPU: EBUSY, for STREAM_* and
+ *    transfers, is allowed only when a program session overlapped the call;
  *  - phases with several threads (and signals), the fd shared across fork,
  *    a thread munmap()ing block memory, the fd closed or the process
  *    exiting with calls in flight check errnos and host guards exactly,
  *    and the model for the DPUs they never write; after a close or an exit
- *    the reopened rank must read all zeros.
+ *    the reopened rank must read all zeros and have no stream left.
  *
  * Environment: DPUSIM_FUZZ_SEED (default: time), DPUSIM_FUZZ_SECONDS
  * (default 20, split over the phases), DPUSIM_FUZZ_CALLS (at least that
  * many calls in total; the last phase runs until reached).
  */
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -117,7 +144,7 @@ static void es_fmt(const eset *s, char *buf, size_t n)
 
 /* ---------------------------------------------------- shared statistics */
 
-#define NOPS 25	/* 4 of the rank, 16 of /dev/dpusim/tm, 5 DPU programs */
+#define NOPS 30	/* 4 of the rank, 16 of /dev/dpusim/tm, 5 DPU programs, 5 streams */
 #define FIRST_PROG_OP 20
 
 struct fz_stats {
@@ -134,6 +161,14 @@ struct fz_stats {
 	 * touches that got the SIGBUS they must get.
 	 */
 	uint64_t win_maps, win_checks, win_sigbus;
+	/*
+	 * Streams moved: DPUSIM_XFER_STREAM moves of the rank file that
+	 * succeeded (down, up); the worker file's stream calls of program
+	 * sessions' children (WORKER_STREAM_*: calls, successes, moves down
+	 * and up that succeeded, of them asynchronous, bytes compared).
+	 */
+	uint64_t xs_down, xs_up;
+	uint64_t ws_calls, ws_ok, ws_down, ws_up, ws_async, ws_checked;
 	uint64_t err[134];
 	uint64_t op_calls[NOPS];
 	uint64_t eagain_seen_at_async_cap;
@@ -260,6 +295,42 @@ static uint64_t readable_len(const struct regions *rs, uint64_t addr,
 
 /* ---------------------------------------------------------------- model */
 
+/*
+ * An empty stream's tokens, as the model follows them: their sizes, the
+ * first UP_BYTES of its memory (zeros where nothing was written) and which
+ * of those pages are resident.  Moves up are generated only while the
+ * token at the cursor and its end header fit: UP_TOKENS, UP_BYTES.
+ */
+#define UP_TOKENS	64
+#define UP_BYTES	(4 * PAGE)
+
+struct upstream {
+	uint32_t sizes[UP_TOKENS];
+	uint32_t pages;		/* bit i: page i resident (page 0 from the start) */
+	uint8_t bytes[UP_BYTES];
+};
+
+/*
+ * A stream the model knows exists.  @owner is the ctx (sid) that created
+ * it and is the only one to move it (OPEN, CLOSE, SEEK, DPUSIM_XFER_STREAM
+ * moves, and the DPU programs of its sessions); 0: no stream known with
+ * that id; OWNER_LOST: a stream whose state the model lost (a session's
+ * worker killed in its moves), left alone.  Written by the owner only;
+ * others read @owner.
+ */
+#define OWNER_LOST	(-1)
+
+struct mstream {
+	int owner;
+	bool down;		/* made of data (else empty, for results) */
+	int32_t core;		/* the core that has it open, or -1 */
+	uint32_t cursor, nr_tokens, token_size;
+	uint32_t max_tokens;	/* empty: the tokens it has room for */
+	uint64_t data_size, mem_size;
+	const uint8_t *src;	/* made of data: the bytes, if they never change */
+	struct upstream *up;	/* empty: its tokens */
+};
+
 struct model {
 	int rank, fd;
 	uint32_t nr_dpus, wram;
@@ -269,6 +340,11 @@ struct model {
 	uint64_t ma, wa, per_dpu;	/* area sizes, shadow bytes per DPU */
 	bool zero_ok;		/* memory outside the areas reads zero */
 	uint8_t *shadow;	/* per DPU: MRAM area 0, area 1, WRAM */
+	/* streams, by id; exact phases: ids 0 .. nst - 1 exist, nothing else */
+	struct mstream st[DPUSIM_STREAM_MAX];
+	struct upstream *up;	/* DPUSIM_STREAM_MAX: of the empty ones, by id */
+	uint32_t nst;
+	uint64_t st_res;	/* exact: stream_resident_bytes */
 };
 
 static int track_idx(const struct model *m, uint32_t dpu)
@@ -343,7 +419,16 @@ static int model_init(struct model *m, int rank, int fd)
 	m->per_dpu = 2 * m->ma + m->wa;
 	m->zero_ok = true;
 	m->shadow = calloc(NTRACK, m->per_dpu);
-	return m->shadow ? 0 : -1;
+	m->up = calloc(DPUSIM_STREAM_MAX, sizeof(*m->up));
+	return m->shadow && m->up ? 0 : -1;
+}
+
+static void model_fini(struct model *m)
+{
+	free(m->shadow);
+	free(m->up);
+	m->shadow = NULL;
+	m->up = NULL;
 }
 
 /* --------------------------------------------------------------- context */
@@ -363,6 +448,7 @@ struct ctx {
 	bool stop_on_ebadf, saw_ebadf;
 	bool ro_shared;		/* the memfd views are shared with a fork */
 	bool tm_mode;		/* pick the ops of /dev/dpusim/tm */
+	int sid;		/* owner of the streams this ctx creates */
 	int async_pct;
 	uint64_t calls, nviol;
 	struct dpusim_xfer_dpu dv[MAXD + 8];
@@ -372,6 +458,11 @@ struct ctx {
 
 static uint8_t *g_src;		/* SRC_LEN constant random bytes */
 static uint8_t *g_flap;		/* FLAP_LEN, remapped by the racer */
+static uint8_t *g_zero;		/* ZERO_LEN read-only, never touched here */
+static int g_sid;		/* stream owners handed out */
+
+/* Room for the data of the largest stream and more (costs nothing). */
+#define ZERO_LEN	(DPUSIM_STREAM_MAX_BYTES + (64UL << 20))
 
 /* Reserve @len + 2 guard pages, return the middle, mapped with @prot. */
 static uint8_t *map_guarded(size_t len, int prot)
@@ -394,7 +485,8 @@ static int globals_init(void)
 	if (g_src)
 		return 0;
 	g_src = map_guarded(SRC_LEN, PROT_READ | PROT_WRITE);
-	if (!g_src)
+	g_zero = map_guarded(ZERO_LEN, PROT_READ);
+	if (!g_src || !g_zero)
 		return -1;
 	for (i = 0; i < SRC_LEN; i += 8) {
 		uint64_t v = rnd(&r);
@@ -417,6 +509,7 @@ static int ctx_init(struct ctx *c, struct model *m, int fd, uint64_t seed,
 	c->fd = fd;
 	c->phase = phase;
 	c->async_pct = 15;
+	c->sid = __atomic_add_fetch(&g_sid, 1, __ATOMIC_RELAXED);
 	if (globals_init())
 		return -1;
 	c->desc = map_guarded(DESC_LEN, PROT_READ | PROT_WRITE);
@@ -446,6 +539,7 @@ static int ctx_init(struct ctx *c, struct model *m, int fd, uint64_t seed,
 	reg_add(&c->rs, c->dst, DST_LEN, P_R | P_W);
 	reg_add(&c->rs, c->ro, RO_LEN, P_R);
 	reg_add(&c->rs, g_src, SRC_LEN, P_R);	/* never a FROM target */
+	reg_add(&c->rs, g_zero, ZERO_LEN, P_R);	/* stream data only */
 	if (g_flap)
 		reg_add(&c->rs, g_flap, FLAP_LEN, P_R | P_W | P_FLAKY);
 	return 0;
@@ -488,6 +582,8 @@ struct fz_call {
 	/* tag matching: the context, the wr list, an mmap's arguments */
 	int tctx, tm_q, tm_mflags, tm_mprot;
 	bool tm_ovf;		/* an overrun pending: reported by this call */
+	bool st_map;		/* rank-mmap of stream st_id */
+	uint32_t st_id;
 	uint64_t wgen;		/* ST->wgen + ST->wopen before the call */
 	uint32_t tm_nw;
 	uint64_t tm_wrs, tm_mlen, tm_moff;
@@ -507,6 +603,8 @@ struct fz_call {
 		struct dpusim_tm_create_qp tqp;
 		struct dpusim_tm_connect tcon;
 		struct dpusim_tm_post tp;
+		struct dpusim_stream_create sc;
+		struct dpusim_stream_cmd scmd;
 	} f;
 	uint8_t img[8192 + 64];	/* the struct as written, tail included */
 };
@@ -555,10 +653,11 @@ static void violation(struct ctx *c, struct fz_call *k, const char *fmt, ...)
 	if (k->op->cmd == DPUSIM_IOCTL_XFER) {
 		const struct dpusim_xfer *x = &k->f.x;
 
-		msg("  xfer flags=%#x offset=%#llx length=%#llx nr_dpus=%u nr_blocks=%u dpus=%#llx blocks=%#llx",
+		msg("  xfer flags=%#x offset=%#llx length=%#llx nr_dpus=%u nr_blocks=%u dpus=%#llx blocks=%#llx stream=%u",
 		    x->flags, (unsigned long long)x->offset,
 		    (unsigned long long)x->length, x->nr_dpus, x->nr_blocks,
-		    (unsigned long long)x->dpus, (unsigned long long)x->blocks);
+		    (unsigned long long)x->dpus, (unsigned long long)x->blocks,
+		    x->stream);
 		for (i = 0; k->dv && i < x->nr_dpus && i < 4 && x->nr_dpus <= MAXD; i++)
 			msg("  dpus[%u] = {%u, %u}", i, k->dv[i].dpu, k->dv[i].nr_blocks);
 		for (i = 0; k->bv && i < x->nr_blocks && i < 6 && x->nr_blocks <= MAXB; i++)
@@ -882,8 +981,8 @@ static void gen_xfer(struct ctx *c, struct fz_call *k)
 	x.flags = rn(&c->rng, 8);
 	if (chance(&c->rng, c->async_pct))
 		x.flags |= DPUSIM_XFER_ASYNC;
-	if (chance(&c->rng, 3))
-		x.flags |= 1u << (4 + rn(&c->rng, 28));
+	if (chance(&c->rng, 3))	/* bit 4: DPUSIM_XFER_STREAM (in the works) */
+		x.flags |= 1u << (5 + rn(&c->rng, 27));
 	from = x.flags & DPUSIM_XFER_FROM_DPU;
 	nlc = x.flags & DPUSIM_XFER_NO_LENGTH_CHECK;
 	gen_offset_length(c, &x);
@@ -1021,6 +1120,11 @@ static uint64_t distinct_pages(const struct fz_call *k, uint64_t ub,
 	return d;
 }
 
+/* DPUSIM_XFER_STREAM (the streams' section) */
+static bool predict_stream_header(struct ctx *c, struct fz_call *k,
+				  uint64_t *mem);
+static void predict_stream_state(struct ctx *c, struct fz_call *k);
+
 static void predict_xfer(struct ctx *c, struct fz_call *k)
 {
 	const struct dpusim_xfer *x = &k->f.x;
@@ -1028,18 +1132,25 @@ static void predict_xfer(struct ctx *c, struct fz_call *k)
 	bool from = x->flags & DPUSIM_XFER_FROM_DPU;
 	bool nlc = x->flags & DPUSIM_XFER_NO_LENGTH_CHECK;
 	bool wram = x->flags & DPUSIM_XFER_WRAM;
+	bool stream = x->flags & DPUSIM_XFER_STREAM;
 	uint64_t mem = wram ? m->wram : m->mram, end, sum, bytes, total = 0;
 	uint64_t zeros = 0, left, len, pages_ub = 0;
+	uint32_t align = wram ? DPUSIM_WRAM_ALIGN : DPUSIM_MRAM_ALIGN;
 	uint8_t seen[MAXD] = {};
 	uint32_t i, j, first = 0;
 	bool counts_ok = true;
 	int rd, rb;
 
-	if (x->flags & ~0xfu)
+	if (x->flags & ~0x1fu || x->__reserved)
 		es_add(&k->must, EINVAL);
+	/* a stream's memory: no alignment, its own size, its own rules */
+	if (stream) {
+		if (!predict_stream_header(c, k, &mem))
+			return;
+		align = 1;
+	}
 	/* WRAM: DPUSIM_WRAM_ALIGN, MRAM: DPUSIM_MRAM_ALIGN */
-	if (x->offset % (wram ? DPUSIM_WRAM_ALIGN : DPUSIM_MRAM_ALIGN) ||
-	    x->length % (wram ? DPUSIM_WRAM_ALIGN : DPUSIM_MRAM_ALIGN))
+	if (x->offset % align || x->length % align)
 		es_add(&k->must, EINVAL);
 	if (__builtin_add_overflow(x->offset, x->length, &end) || end > mem)
 		es_add(&k->must, EOVERFLOW);
@@ -1107,6 +1218,9 @@ static void predict_xfer(struct ctx *c, struct fz_call *k)
 	}
 	if (counts_ok && first != x->nr_blocks)
 		es_add(&k->must, EINVAL);
+	/* the stream's state, as the core names it (checked under the lock) */
+	if (stream && counts_ok && x->nr_dpus == 1 && k->dv[0].dpu < m->nr_dpus)
+		predict_stream_state(c, k);
 	if (total > DPUSIM_XFER_MAX_BYTES || zeros > DPUSIM_XFER_MAX_PAD_BYTES)
 		es_add(&k->must, E2BIG);
 	if (counts_ok &&
@@ -1379,7 +1493,11 @@ static void gen_unknown(struct ctx *c, struct fz_call *k)
 	} while (k->cmd == DPUSIM_IOCTL_RANK_INFO || k->cmd == DPUSIM_IOCTL_XFER ||
 		 k->cmd == DPUSIM_IOCTL_SYNC || k->cmd == DPUSIM_IOCTL_LAUNCH ||
 		 k->cmd == DPUSIM_IOCTL_DPU_STATUS ||
-		 k->cmd == DPUSIM_IOCTL_WORKER_OPEN);
+		 k->cmd == DPUSIM_IOCTL_WORKER_OPEN ||
+		 k->cmd == DPUSIM_IOCTL_STREAM_CREATE ||
+		 k->cmd == DPUSIM_IOCTL_STREAM_OPEN ||
+		 k->cmd == DPUSIM_IOCTL_STREAM_CLOSE ||
+		 k->cmd == DPUSIM_IOCTL_STREAM_SEEK);
 	k->arg = chance(&c->rng, 50) ? c->desc : NULL;
 	k->place = k->arg ? PL_RW : PL_NULL;
 }
@@ -2697,10 +2815,16 @@ static uint64_t session_mark(void)
 	return 2 * gen + !!__atomic_load_n(&ST->wopen, __ATOMIC_SEQ_CST);
 }
 
+/* Did a session run at some point since @mark? */
+static bool session_since(uint64_t mark)
+{
+	return (mark & 1) || session_mark() != mark;
+}
+
 /* Did a session run at some point since @k's mark? */
 static bool session_overlapped(const struct fz_call *k)
 {
-	return (k->wgen & 1) || session_mark() != k->wgen;
+	return session_since(k->wgen);
 }
 
 static void gen_launch(struct ctx *c, struct fz_call *k)
@@ -2889,6 +3013,15 @@ static void predict_program(struct ctx *c, struct fz_call *k)
 	es_add(&k->amb, E2BIG);		/* other sessions' worker files */
 	es_add(&k->amb, ETIMEDOUT);
 }
+
+/* Streams moved by the session's DPU programs (their section, below) */
+struct prog_streams;
+static struct prog_streams *ps_prepare(struct ctx *c);
+static void ps_merge(struct ctx *c, struct prog_streams *ps, bool exited);
+static int ps_verify(struct ctx *c, struct fz_call *k, struct prog_streams *ps);
+static void ps_free(struct prog_streams *ps);
+static int pw_streams(int w, struct rng *r, struct prog_streams *ps,
+		      int32_t dpu, uint32_t nr);
 
 /*
  * The child's SIGBUS handler (it is single-threaded): back to the access
@@ -3081,7 +3214,8 @@ static int pw_window_held(int w, struct rng *r, volatile uint8_t *win,
  * claim (filled by CLAIM), after it (pages mapped at their first touch),
  * or now one, now the other, unmapped again after some FINISH.
  */
-static int program_worker_run(int w, uint64_t seed, uint32_t nr_dpus)
+static int program_worker_run(int w, uint64_t seed, uint32_t nr_dpus,
+			      struct prog_streams *ps)
 {
 	struct rng r = { seed | 1 };
 	struct sigaction sa = { .sa_handler = pw_on_sigbus };
@@ -3105,6 +3239,10 @@ static int program_worker_run(int w, uint64_t seed, uint32_t nr_dpus)
 			if (!pw_window_empty(&r, win, win_len))
 				return 18;	/* nothing held yet */
 		}
+		/* the stream calls of a worker that holds no DPU */
+		ret = pw_streams(w, &r, ps, -1, nr_dpus);
+		if (ret)
+			return ret;
 		cl = (struct dpusim_worker_claim){ .size = sizeof(cl),
 						   .flags = DPUSIM_CLAIM_NONBLOCK };
 		if (ioctl(w, DPUSIM_IOCTL_WORKER_CLAIM, &cl))	/* ESHUTDOWN: exit */
@@ -3134,6 +3272,10 @@ static int program_worker_run(int w, uint64_t seed, uint32_t nr_dpus)
 			if (ret)
 				return ret;
 		}
+		/* the program moves its streams (FINISH waits for a move in flight) */
+		ret = pw_streams(w, &r, ps, cl.dpu, nr_dpus);
+		if (ret)
+			return ret;
 		fin = (struct dpusim_worker_finish){ .size = sizeof(fin), .dpu = cl.dpu };
 		if (chance(&r, 30)) {
 			fin.flags = chance(&r, 50) ? 2u << rn(&r, 31) : 0;
@@ -3167,7 +3309,8 @@ static int program_worker_run(int w, uint64_t seed, uint32_t nr_dpus)
 	return 16;
 }
 
-static int program_worker(int w, uint64_t seed, uint32_t nr_dpus)
+static int program_worker(int w, uint64_t seed, uint32_t nr_dpus,
+			  struct prog_streams *ps)
 {
 	static const char *const what[] = {
 		[17] = "window mmap failed",
@@ -3184,7 +3327,7 @@ static int program_worker(int w, uint64_t seed, uint32_t nr_dpus)
 		[28] = "window not empty after FINISH",
 		[29] = "munmap of the whole window failed",
 	};
-	int code = program_worker_run(w, seed, nr_dpus);
+	int code = program_worker_run(w, seed, nr_dpus, ps);
 
 	if (code >= 17 && code <= 29)
 		/* not through stdio: its buffer is a copy of the parent's */
@@ -3211,8 +3354,9 @@ static void exec_program(struct ctx *c, struct fz_call *k)
 		.states = (uintptr_t)st,
 	};
 	uint64_t mark, seed = rnd(&c->rng);
-	bool solo;
-	pid_t pid;
+	struct prog_streams *ps = NULL;
+	bool solo, exited = false;
+	pid_t pid = -1;
 	int w, r, code = -1, status = -1;
 	uint32_t i;
 
@@ -3226,20 +3370,33 @@ static void exec_program(struct ctx *c, struct fz_call *k)
 	k->ret = ioctl(c->fd, DPUSIM_IOCTL_LAUNCH, &l);
 	k->err = k->ret ? errno : 0;
 	if (!k->ret) {
+		ps = ps_prepare(c);
 		pid = fork();
 		if (pid == 0) {
 			close(c->fd);	/* a worker keeps no rank file */
-			_exit(program_worker(w, seed, n));
+			_exit(program_worker(w, seed, n, ps));
 		}
 		/* the session ends with the child (signals: EINTR, again) */
 		while (pid > 0 && waitpid(pid, &status, 0) != pid)
 			if (errno != EINTR)
 				break;
-		if (pid > 0 && WIFEXITED(status))
+		if (pid > 0 && WIFEXITED(status)) {
 			code = WEXITSTATUS(status);
+			exited = true;
+		}
 	}
 	close(w);
 	solo = solo && __atomic_load_n(&ST->wgen, __ATOMIC_SEQ_CST) == mark;
+	/* the streams: the child's model is exact whoever else ran */
+	if (ps) {
+		ps_merge(c, ps, exited);
+		if (code >= 30 && code <= 39)
+			violation(c, k, "program: worker failed at step %d (worker stream calls)",
+				  code);
+		else if (exited && !code && !c->may_ebadf)
+			ps_verify(c, k, ps);
+		ps_free(ps);
+	}
 	/*
 	 * The rank file closed under us (close race): the kernel kills the
 	 * worker (SIGKILL) and claims fail with ESHUTDOWN; nothing to check.
@@ -3275,6 +3432,761 @@ out:
 	__atomic_add_fetch(&ST->wgen, 1, __ATOMIC_SEQ_CST);
 }
 
+/* ------------------------------------------------ DPUSIM_IOCTL_STREAM_* */
+
+/*
+ * Streams.  The model (struct mstream) follows every stream its ctx
+ * created: the shape the kernel's dpusim_stream_layout() gives, the core
+ * that has it open and its cursor.  In the exact phases it knows every
+ * stream of the rank: ids 0 .. nst - 1, stream_resident_bytes; a
+ * well-formed STREAM_CREATE gets id nst, and fails with ENOSPC only once
+ * DPUSIM_STREAM_MAX exist (or for the budget).  With several threads (or
+ * forks) a ctx opens, closes and seeks only the streams it created, and
+ * names the others' only with a defect the kernel checks before it looks
+ * the stream up (flags, core, delta): each stream's model stays exact, and
+ * the ids a ctx is given must be ids nobody was given before.
+ */
+
+/* The kernel's dpusim_stream_layout(): 0, EINVAL or E2BIG. */
+static int stream_layout(uint64_t size, uint32_t token, bool down,
+			 uint32_t *nr_tokens, uint64_t *mem_size)
+{
+	uint64_t n;
+
+	if (!size || size > DPUSIM_STREAM_MAX_BYTES ||
+	    token < DPUSIM_STREAM_MIN_TOKEN)
+		return EINVAL;
+	n = (size + token - 1) / token;
+	if (down) {
+		if (n > DPUSIM_STREAM_MAX_TOKENS)
+			return E2BIG;
+		*nr_tokens = n;
+	} else {
+		*nr_tokens = 0;
+		n = (size + 7) / 8;
+		if (n > DPUSIM_STREAM_MAX_TOKENS)
+			n = DPUSIM_STREAM_MAX_TOKENS;
+	}
+	*mem_size = size + (n + 1) * DPUSIM_STREAM_HEADER;
+	return 0;
+}
+
+/*
+ * Bytes a new stream makes resident: all of one of data; a page of an
+ * empty one, and its token tables (a u64 offset and a u32 size for each of
+ * min(capacity / 8, DPUSIM_STREAM_MAX_TOKENS) + 1 tokens).
+ */
+static uint64_t stream_res(bool down, uint64_t mem_size, uint64_t data_size)
+{
+	uint64_t n = data_size / 8;
+
+	if (down)
+		return (mem_size + PAGE - 1) / PAGE * PAGE;
+	if (n > DPUSIM_STREAM_MAX_TOKENS)
+		n = DPUSIM_STREAM_MAX_TOKENS;
+	return PAGE + ((n + 1) * 12 + PAGE - 1) / PAGE * PAGE;
+}
+
+/* Size of token @i (0 at the end). */
+static uint32_t ms_token(const struct mstream *e, uint32_t i)
+{
+	if (i >= e->nr_tokens)
+		return 0;
+	if (!e->down)
+		return e->up->sizes[i];
+	if (i + 1 < e->nr_tokens)
+		return e->token_size;
+	return e->data_size - (uint64_t)(e->nr_tokens - 1) * e->token_size;
+}
+
+/* Offset of the header of token @i (0 .. nr_tokens) in the memory. */
+static uint64_t ms_offset(const struct mstream *e, uint32_t i)
+{
+	uint64_t off = 0;
+	uint32_t j;
+
+	if (!e->down) {		/* the tokens written, one after the other */
+		for (j = 0; j < i && j < e->nr_tokens; j++)
+			off += DPUSIM_STREAM_HEADER + e->up->sizes[j];
+		return off;
+	}
+	if (i < e->nr_tokens)
+		return (uint64_t)i * (e->token_size + DPUSIM_STREAM_HEADER);
+	return e->data_size + (uint64_t)i * DPUSIM_STREAM_HEADER;
+}
+
+/* The stream @id if this ctx may move it (exact: any known one), or NULL. */
+static struct mstream *ms_mine(struct ctx *c, uint32_t id)
+{
+	struct mstream *e;
+	int o;
+
+	if (id >= DPUSIM_STREAM_MAX)
+		return NULL;
+	e = &c->m->st[id];
+	o = __atomic_load_n(&e->owner, __ATOMIC_ACQUIRE);
+	return o > 0 && (o == c->sid || c->exact) ? e : NULL;
+}
+
+static bool ms_known(const struct model *m, uint32_t id)
+{
+	return id < DPUSIM_STREAM_MAX &&
+	       __atomic_load_n(&m->st[id].owner, __ATOMIC_ACQUIRE);
+}
+
+/* The rank was closed and opened again: no stream left. */
+static void ms_reset(struct model *m)
+{
+	memset(m->st, 0, sizeof(m->st));
+	memset(m->up, 0, DPUSIM_STREAM_MAX * sizeof(*m->up));
+	m->nst = 0;
+	m->st_res = 0;
+}
+
+static const char *scmd_name(unsigned long cmd)
+{
+	return cmd == DPUSIM_IOCTL_STREAM_OPEN ? "OPEN" :
+	       cmd == DPUSIM_IOCTL_STREAM_CLOSE ? "CLOSE" : "SEEK";
+}
+
+/* A STREAM_OPEN/_CLOSE/_SEEK outside the oracle: 0 or the errno. */
+static int raw_scmd(int fd, unsigned long cmd, uint32_t id, uint32_t core,
+		    int32_t delta, struct dpusim_stream_cmd *out)
+{
+	struct dpusim_stream_cmd s;
+	int ret;
+
+	do {
+		s = (struct dpusim_stream_cmd){
+			.size = sizeof(s), .id = id, .core = core, .delta = delta,
+		};
+		st_add(&ST->helper_calls, 1);
+		ret = ioctl(fd, cmd, &s);
+	} while (ret && errno == EINTR);
+	if (out)
+		*out = s;
+	return ret ? errno : 0;
+}
+
+/* The out fields of a success on stream @e (its cursor already applied). */
+static bool scmd_out_ok(const struct mstream *e,
+			const struct dpusim_stream_cmd *o, char *why, size_t n)
+{
+	uint32_t c = e->cursor, prev = c ? ms_token(e, c - 1) : 0;
+
+	if (o->size == sizeof(*o) && o->cursor == c &&
+	    o->token == ms_token(e, c) && o->nr_tokens == e->nr_tokens &&
+	    o->mem_size == e->mem_size && o->offset == ms_offset(e, c) &&
+	    o->token_size == e->token_size && o->prev == prev)
+		return true;
+	snprintf(why, n, "out size %u cursor %u token %u nr_tokens %u mem_size %llu offset %llu token_size %u prev %u; model: cursor %u token %u nr_tokens %u mem_size %llu offset %llu token_size %u prev %u",
+		 o->size, o->cursor, o->token, o->nr_tokens,
+		 (unsigned long long)o->mem_size, (unsigned long long)o->offset,
+		 o->token_size, o->prev, c, ms_token(e, c), e->nr_tokens,
+		 (unsigned long long)e->mem_size,
+		 (unsigned long long)ms_offset(e, c), e->token_size, prev);
+	return false;
+}
+
+/*
+ * Check stream @id against the model with helper calls: a free one opens
+ * (its cursor on token 0; closed again at once), a held one answers a
+ * SEEK by 0 of its holder with the model's cursor.  On a mismatch, say
+ * what in @why and take the real state (holder, cursor) into the model.
+ * Returns 0 (as modelled), 1 (mismatch) or -1 (the fd is gone).
+ */
+static int stream_probe(struct ctx *c, uint32_t id, char *why, size_t n)
+{
+	struct mstream *e = &c->m->st[id];
+	uint32_t core = rn(&c->rng, c->m->nr_dpus), h;
+	uint64_t mark = session_mark();
+	struct dpusim_stream_cmd o;
+	int err;
+
+	if (e->core < 0) {
+		err = raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_OPEN, id, core, 0, &o);
+		/* a host thread may not act as a RUNNING DPU: no verdict */
+		if (err == EBUSY && session_since(mark))
+			return 0;
+		if (!err) {
+			e->cursor = 0;
+			if (!scmd_out_ok(e, &o, why, n)) {
+				raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_CLOSE, id, core, 0, NULL);
+				return 1;
+			}
+			err = raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_CLOSE, id, core, 0, NULL);
+			/* the core launched meanwhile: close it once it is not */
+			for (h = 0; err == EBUSY && session_since(mark) && h < 20000; h++) {
+				usleep(500);
+				err = raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_CLOSE, id, core, 0,
+					       NULL);
+			}
+			if (!err)
+				return 0;
+			if (err == EBADF)
+				return -1;
+			snprintf(why, n, "stream %u: CLOSE by core %u right after its OPEN: %s",
+				 id, core, ename(err));
+		} else if (err == EBADF) {
+			return -1;
+		} else {
+			snprintf(why, n, "stream %u: OPEN by core %u: %s, the model says nobody has it open",
+				 id, core, ename(err));
+		}
+	} else {
+		err = raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_SEEK, id, e->core, 0, &o);
+		if (err == EBUSY && session_since(mark))
+			return 0;
+		if (!err) {
+			if (scmd_out_ok(e, &o, why, n))
+				return 0;
+			e->cursor = o.cursor;
+			return 1;
+		}
+		if (err == EBADF)
+			return -1;
+		snprintf(why, n, "stream %u: SEEK by 0 by core %d: %s, the model says core %d has it open at token %u",
+			 id, e->core, ename(err), e->core, e->cursor);
+	}
+	/* find the real state */
+	e->core = -1;
+	e->cursor = 0;
+	if (!raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_OPEN, id, 0, 0, NULL)) {
+		raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_CLOSE, id, 0, 0, NULL);
+		return 1;
+	}
+	for (h = 0; h < c->m->nr_dpus; h++)
+		if (!raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_SEEK, id, h, 0, &o)) {
+			e->core = h;
+			e->cursor = o.cursor;
+			break;
+		}
+	return 1;
+}
+
+/*
+ * Exact phases: nothing but the known streams exists (the next id is
+ * free) and stream_resident_bytes is theirs.  Returns mismatches, said in
+ * @why (the last one).
+ */
+static int streams_nothing_else(struct ctx *c, char *why, size_t n)
+{
+	struct model *m = c->m;
+	long long res = sysfs_rank_attr(m->rank, "stream_resident_bytes");
+	int err, bad = 0;
+
+	if (res >= 0 && (uint64_t)res != m->st_res) {
+		snprintf(why, n, "stream_resident_bytes %lld, the model's streams make %llu",
+			 res, (unsigned long long)m->st_res);
+		m->st_res = res;
+		bad++;
+	}
+	if (m->nst < DPUSIM_STREAM_MAX) {
+		err = raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_OPEN, m->nst, 0, 0, NULL);
+		if (err == EBADF)
+			return bad;
+		if (err != ENOENT) {
+			snprintf(why, n, "stream %u (the next id) exists: OPEN %s", m->nst,
+				 ename(err));
+			if (!err)
+				raw_scmd(c->fd, DPUSIM_IOCTL_STREAM_CLOSE, m->nst, 0, 0, NULL);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* Every known stream as modelled, and (exact) nothing else; mismatches. */
+static int streams_verify(struct ctx *c, const char *when)
+{
+	char why[320];
+	uint32_t id;
+	int bad = 0, r;
+
+	for (id = 0; id < DPUSIM_STREAM_MAX; id++) {
+		if (!ms_known(c->m, id) || c->m->st[id].owner < 0)
+			continue;
+		r = stream_probe(c, id, why, sizeof(why));
+		if (r < 0)
+			return bad;
+		if (r) {
+			msg("VIOLATION [%s seed=%llu] %s", when,
+			    (unsigned long long)g_seed, why);
+			bad++;
+		}
+	}
+	if (c->exact && streams_nothing_else(c, why, sizeof(why))) {
+		msg("VIOLATION [%s seed=%llu] %s", when, (unsigned long long)g_seed,
+		    why);
+		bad++;
+	}
+	if (bad)
+		st_add(&ST->violations, bad);
+	return bad;
+}
+
+/* A freshly opened rank has no stream: none resident, id 0 free. */
+static int streams_none(int fd, int rank, const char *when)
+{
+	long long res = sysfs_rank_attr(rank, "stream_resident_bytes");
+	int err = raw_scmd(fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 0, 0, NULL), bad = 0;
+
+	if (res > 0) {
+		msg("VIOLATION [%s] reopened rank%d: stream_resident_bytes %lld",
+		    when, rank, res);
+		bad++;
+	}
+	if (err != ENOENT) {
+		msg("VIOLATION [%s] reopened rank%d: OPEN of stream 0: %s, not ENOENT",
+		    when, rank, ename(err));
+		bad++;
+	}
+	if (bad)
+		st_add(&ST->violations, bad);
+	return bad;
+}
+
+/* Bytes of the module's budget resident nowhere (all ranks), or -1. */
+static long long budget_room(void)
+{
+	static const char *const attr[] = {
+		"mram_resident_bytes", "wram_resident_bytes",
+		"stream_resident_bytes",
+	};
+	long long limit = mram_budget_read(), used = 0, v;
+	unsigned int r, i;
+
+	if (limit < 0)
+		return -1;
+	for (r = 0; r < 64 && sysfs_rank_attr(r, "nr_dpus") > 0; r++)
+		for (i = 0; i < 3; i++)
+			if ((v = sysfs_rank_attr(r, attr[i])) > 0)
+				used += v;
+	return limit - used;
+}
+
+/* Data for a stream of @len bytes: readable, flaky or bad. */
+static uint64_t stream_data(struct ctx *c, uint64_t len)
+{
+	unsigned int r = rn(&c->rng, 100);
+	uint64_t k;
+
+	if (c->flap_on && r < 15 && len <= FLAP_LEN)
+		return (uintptr_t)g_flap + rn(&c->rng, FLAP_LEN - len + 1);
+	if (r < 80 && len <= SRC_LEN)
+		return (uintptr_t)g_src + rn(&c->rng, SRC_LEN - len + 1);
+	if (r < 88 && len <= RO_CONST)
+		return (uintptr_t)c->ro + rn(&c->rng, RO_CONST - len + 1);
+	if (r < 92 && len <= ZERO_LEN)
+		return (uintptr_t)g_zero + PAGE * rn(&c->rng, (ZERO_LEN - len) / PAGE + 1);
+	switch (rn(&c->rng, 5)) {	/* bad */
+	case 0:
+		return (uintptr_t)c->none + rn(&c->rng, PAGE);
+	case 1:
+		return KADDR + rn(&c->rng, 1 << 20);
+	case 2:
+		return NONCANON + rn(&c->rng, 1 << 20);
+	case 3:		/* straddles into the guard page after the source */
+		k = len > 1 ? 1 + rn(&c->rng, len - 1 < SRC_LEN ? len - 1 : SRC_LEN) : 0;
+		if (k)
+			return (uintptr_t)g_src + SRC_LEN - k;
+		/* fall through */
+	default:
+		return ~0ULL - rn(&c->rng, 64);	/* wraps */
+	}
+}
+
+static uint32_t stream_token_size(struct ctx *c)
+{
+	static const uint32_t t[] = {
+		16, 16, 17, 24, 32, 48, 64, 100, 128, 256, 1000, 4096, 65536,
+		1u << 20, 0x7fffffffu, 0xffffffffu,
+	};
+
+	return chance(&c->rng, 80) ? t[rn(&c->rng, 16)] :
+	       DPUSIM_STREAM_MIN_TOKEN + rn(&c->rng, 600);
+}
+
+static void gen_stream_create(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_stream_create s = { .size = sizeof(s) };
+	bool down = chance(&c->rng, 65);
+	unsigned int r = rn(&c->rng, 100);
+
+	s.token_size = stream_token_size(c);
+	if (down)	/* the kernel copies it all, and keeps it resident */
+		s.stream_size = r < 50 ? 1 + rn(&c->rng, 512) :
+				r < 85 ? 1 + rn(&c->rng, 8192) :
+				1 + rn(&c->rng, SRC_LEN);
+	else		/* one page resident, whatever the capacity */
+		s.stream_size = r < 60 ? 1 + rn(&c->rng, 8192) :
+				r < 90 ? 1 + rn(&c->rng, 1 << 20) :
+				r < 96 ? 1 + rn(&c->rng, DPUSIM_STREAM_MAX_BYTES) :
+				DPUSIM_STREAM_MAX_BYTES;
+	switch (rn(&c->rng, 24)) {
+	case 0: s.flags = 1u << rn(&c->rng, 32); break;
+	case 1: s.__reserved = 1 + rn(&c->rng, 0xfffffffe); break;
+	case 2: s.token_size = rn(&c->rng, DPUSIM_STREAM_MIN_TOKEN); break;
+	case 3: s.stream_size = 0; break;
+	case 4:
+		s.stream_size = chance(&c->rng, 50) ?
+				DPUSIM_STREAM_MAX_BYTES + 1 + rn(&c->rng, 1 << 20) :
+				chance(&c->rng, 50) ? ~0ULL : 1ULL << 63;
+		break;
+	case 5:	/* more than DPUSIM_STREAM_MAX_TOKENS tokens */
+		s.token_size = DPUSIM_STREAM_MIN_TOKEN + rn(&c->rng, 64);
+		s.stream_size = (uint64_t)s.token_size * DPUSIM_STREAM_MAX_TOKENS +
+				1 + rn(&c->rng, 100 * (uint64_t)s.token_size);
+		down = !chance(&c->rng, 10);	/* empty: no limit of tokens */
+		break;
+	case 6:	/* out fields: garbage in */
+		s.id = rnd(&c->rng);
+		s.mem_size = rnd(&c->rng);
+		s.nr_tokens = rnd(&c->rng);
+		break;
+	default: break;
+	}
+	if (down)
+		s.data = stream_data(c, s.stream_size);
+	place_struct(c, k, &s);
+}
+
+/*
+ * The memory of a new stream of data, through a mapping of the rank file
+ * at DPUSIM_MMAP_STREAM(@id): EBSP's format, the data copied at creation
+ * (@data: bytes nobody changes).  Every page of it is resident: reading
+ * allocates nothing.  Returns NULL or what differs.
+ */
+static const char *stream_format_check(struct ctx *c, uint32_t id,
+				       const struct mstream *e,
+				       const uint8_t *data, char *why, size_t n)
+{
+	const uint8_t *p = mmap(NULL, e->mem_size, PROT_READ, MAP_SHARED, c->fd,
+				DPUSIM_MMAP_STREAM(id));
+	uint32_t i, h[2], prev = 0, size;
+	uint64_t off;
+
+	if (p == MAP_FAILED) {
+		if (errno == EBADF && c->may_ebadf)
+			return NULL;
+		snprintf(why, n, "mmap of stream %u (%llu bytes): %s", id,
+			 (unsigned long long)e->mem_size, ename(errno));
+		return why;
+	}
+	why[0] = 0;
+	for (i = 0; i <= e->nr_tokens && !why[0]; i++) {
+		size = ms_token(e, i);
+		off = ms_offset(e, i);
+		memcpy(h, p + off, sizeof(h));
+		if (h[0] != prev || h[1] != size)
+			snprintf(why, n, "stream %u: header of token %u at %llu is %u, %u; want %u, %u",
+				 id, i, (unsigned long long)off, h[0], h[1], prev, size);
+		else if (size && memcmp(p + off + DPUSIM_STREAM_HEADER, data, size))
+			snprintf(why, n, "stream %u: the data of token %u (at %llu) is not what it was made of",
+				 id, i, (unsigned long long)off + DPUSIM_STREAM_HEADER);
+		data += size;
+		prev = size;
+	}
+	munmap((void *)p, e->mem_size);
+	return why[0] ? why : NULL;
+}
+
+/*
+ * The data of a new stream, if it never changes (g_src, g_zero: the read-
+ * only view's constant bytes are not, gen_status() puts lists there):
+ * what a move down must give; NULL if not known.
+ */
+static const uint8_t *stream_src(struct ctx *c, uint64_t data, uint64_t len)
+{
+	if (!data || range_check(&c->rs, data, len, false) != RC_OK)
+		return NULL;
+	if ((data >= (uintptr_t)g_src && data + len <= (uintptr_t)g_src + SRC_LEN) ||
+	    (data >= (uintptr_t)g_zero && data + len <= (uintptr_t)g_zero + ZERO_LEN))
+		return (const uint8_t *)(uintptr_t)data;
+	return NULL;
+}
+
+/* The struct's answer cannot be written back: EFAULT. */
+static bool answer_unwritable(struct ctx *c, struct fz_call *k, size_t ks)
+{
+	size_t n = k->size < ks ? k->size : ks;
+
+	return range_check(&c->rs, (uintptr_t)k->arg, n, true) != RC_OK;
+}
+
+static void predict_stream_create(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_stream_create *s = &k->f.sc;
+	uint32_t nt;
+	uint64_t ms;
+	int e, rc;
+
+	if (s->flags || s->__reserved)
+		es_add(&k->must, EINVAL);
+	e = stream_layout(s->stream_size, s->token_size, s->data, &nt, &ms);
+	if (e)
+		es_add(&k->must, e);
+	if (s->data && s->stream_size) {
+		rc = range_check(&c->rs, s->data, s->stream_size, false);
+		if (rc == RC_BAD)
+			es_add(&k->must, EFAULT);
+		else if (rc == RC_FLAKY)
+			es_add(&k->may, EFAULT);
+	}
+	if (answer_unwritable(c, k, sizeof(*s)))
+		es_add(&k->must, EFAULT);
+	if (c->exact && c->m->nst >= DPUSIM_STREAM_MAX)
+		es_add(&k->must, ENOSPC);
+	if (es_has(&k->must, EFAULT) || es_has(&k->may, EFAULT)) {
+		/* the memory is allocated before the data is read */
+		es_add(&k->may, ENOMEM);
+		es_add(&k->may, ENOSPC);
+	}
+	es_add(&k->amb, ENOMEM);
+	es_add(&k->amb, ENOSPC);	/* the budget; other ctxs' streams */
+}
+
+static void commit_stream_create(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_stream_create *s = &k->f.sc;
+	struct dpusim_stream_create out;
+	struct model *m = c->m;
+	struct mstream *e;
+	char why[320];
+	uint32_t nt = 0;
+	uint64_t ms = 0;
+
+	if (k->ret) {
+		commit_none(c, k);
+		if (c->exact && k->err != EBADF &&
+		    streams_nothing_else(c, why, sizeof(why)))
+			violation(c, k, "failed STREAM_CREATE (%s): %s",
+				  ename(k->err), why);
+		/* exact: ENOSPC under DPUSIM_STREAM_MAX is the budget's */
+		if (c->exact && k->err == ENOSPC && es_empty(&k->must) &&
+		    !stream_layout(s->stream_size, s->token_size, s->data, &nt, &ms)) {
+			long long room = budget_room();
+			uint64_t need = stream_res(s->data, ms, s->stream_size);
+
+			if (room >= 0 && (uint64_t)room > need + (1ULL << 20))
+				violation(c, k, "ENOSPC with %lld bytes of the budget free; the stream needs %llu",
+					  room, (unsigned long long)need);
+		}
+		return;
+	}
+	memcpy(&out, k->arg, sizeof(out));
+	stream_layout(s->stream_size, s->token_size, s->data, &nt, &ms);
+	if (out.size != sizeof(out) || out.flags || out.__reserved ||
+	    out.stream_size != s->stream_size || out.data != s->data ||
+	    out.token_size != s->token_size || out.nr_tokens != nt ||
+	    out.mem_size != ms)
+		violation(c, k, "STREAM_CREATE of %llu bytes in tokens of %u (%s) returned size %u nr_tokens %u mem_size %llu, the layout says %u %llu",
+			  (unsigned long long)s->stream_size, s->token_size,
+			  s->data ? "data" : "empty", out.size, out.nr_tokens,
+			  (unsigned long long)out.mem_size, nt,
+			  (unsigned long long)ms);
+	if (k->img_len > sizeof(out) &&
+	    memcmp(k->arg + sizeof(out), k->img + sizeof(out),
+		   k->img_len - sizeof(out)))
+		violation(c, k, "STREAM_CREATE wrote past the struct it knows");
+	if (out.id >= DPUSIM_STREAM_MAX) {
+		violation(c, k, "STREAM_CREATE gave id %u", out.id);
+		return;
+	}
+	if (c->exact && out.id != m->nst)
+		violation(c, k, "STREAM_CREATE gave id %u, not the next one (%u)",
+			  out.id, m->nst);
+	e = &m->st[out.id];
+	if (ms_known(m, out.id)) {
+		violation(c, k, "STREAM_CREATE gave id %u again", out.id);
+		return;
+	}
+	*e = (struct mstream){
+		.down = s->data, .core = -1, .nr_tokens = nt,
+		.token_size = s->token_size, .data_size = s->stream_size,
+		.mem_size = ms, .src = stream_src(c, s->data, s->stream_size),
+		.max_tokens = s->data ? 0 : s->stream_size / 8 < DPUSIM_STREAM_MAX_TOKENS ?
+			      s->stream_size / 8 : DPUSIM_STREAM_MAX_TOKENS,
+	};
+	if (!e->down) {
+		e->up = &m->up[out.id];
+		memset(e->up, 0, sizeof(*e->up));
+		e->up->pages = 1;	/* the header 0, 0 */
+	}
+	__atomic_store_n(&e->owner, c->sid, __ATOMIC_RELEASE);
+	if (e->down && chance(&c->rng, 30) &&
+	    range_check(&c->rs, s->data, s->stream_size, false) == RC_OK &&
+	    stream_format_check(c, out.id, e, (const uint8_t *)(uintptr_t)s->data,
+				why, sizeof(why)))
+		violation(c, k, "STREAM_CREATE: %s", why);
+	if (!c->exact)
+		return;
+	if (out.id >= m->nst)
+		m->nst = out.id + 1;
+	m->st_res += stream_res(e->down, ms, s->stream_size);
+	if (streams_nothing_else(c, why, sizeof(why)))
+		violation(c, k, "after STREAM_CREATE of stream %u: %s", out.id, why);
+}
+
+static int32_t stream_delta(struct ctx *c, const struct mstream *e)
+{
+	uint32_t nt = e ? e->nr_tokens : 8;
+
+	switch (rn(&c->rng, 12)) {
+	case 0: return 0;
+	case 1: return INT_MIN;
+	case 2: return INT_MAX;
+	case 3: return (int32_t)rnd(&c->rng);
+	case 4: return -(int32_t)rn(&c->rng, nt + 3);
+	default: return rn(&c->rng, nt < 8 ? nt + 3 : nt / 3 + 3);
+	}
+}
+
+/*
+ * OPEN, CLOSE and SEEK: mostly a stream this ctx created, by the core
+ * that has it open (or another one); else an id no stream has (never
+ * created, >= DPUSIM_STREAM_MAX); another ctx's stream only with a defect.
+ */
+static void gen_stream_cmd(struct ctx *c, struct fz_call *k)
+{
+	const struct model *m = c->m;
+	bool seek = k->op->cmd == DPUSIM_IOCTL_STREAM_SEEK;
+	bool open = k->op->cmd == DPUSIM_IOCTL_STREAM_OPEN;
+	struct dpusim_stream_cmd s = { .size = sizeof(s) };
+	uint32_t own[DPUSIM_STREAM_MAX], nown = 0, i;
+	const struct mstream *e = NULL;
+	unsigned int r = rn(&c->rng, 100);
+	bool need_defect = false;
+
+	for (i = 0; i < DPUSIM_STREAM_MAX; i++)
+		if (ms_mine(c, i))
+			own[nown++] = i;
+	if (r < 80 && nown) {
+		s.id = own[rn(&c->rng, nown)];
+		e = &m->st[s.id];
+	} else if (r < 88 && c->exact && m->nst < DPUSIM_STREAM_MAX) {
+		s.id = m->nst + rn(&c->rng, DPUSIM_STREAM_MAX - m->nst);
+	} else if (r < 95) {
+		s.id = DPUSIM_STREAM_MAX + rn(&c->rng, chance(&c->rng, 50) ? 16 : 1 << 30);
+	} else if (r < 97) {
+		s.id = chance(&c->rng, 50) ? 0xffffffffu : rnd(&c->rng);
+	} else {
+		s.id = rn(&c->rng, DPUSIM_STREAM_MAX);
+		need_defect = !c->exact && !ms_mine(c, s.id);
+	}
+	if (e && e->core >= 0 && chance(&c->rng, open ? 30 : 85))
+		s.core = e->core;
+	else
+		s.core = rn(&c->rng, m->nr_dpus);
+	if (seek)
+		s.delta = stream_delta(c, e);
+	switch (rn(&c->rng, need_defect ? 3 : 16)) {
+	case 0: s.flags = 1u << rn(&c->rng, 32); break;
+	case 1:
+		s.core = chance(&c->rng, 50) ? m->nr_dpus + rn(&c->rng, 1000) :
+					       0xffffffffu - rn(&c->rng, 2);
+		break;
+	case 2:
+		if (seek)
+			s.flags = 1u << rn(&c->rng, 32);
+		else
+			s.delta = chance(&c->rng, 50) ? 1 + rn(&c->rng, 100) : INT_MIN;
+		break;
+	case 3:	/* out fields: garbage in */
+		s.cursor = rnd(&c->rng);
+		s.token = rnd(&c->rng);
+		s.nr_tokens = rnd(&c->rng);
+		s.mem_size = rnd(&c->rng);
+		s.offset = rnd(&c->rng);
+		s.token_size = rnd(&c->rng);
+		s.prev = rnd(&c->rng);
+		break;
+	default: break;
+	}
+	place_struct(c, k, &s);
+}
+
+/* A defect the kernel finds before it looks the stream up. */
+static bool scmd_bad_fields(const struct ctx *c, const struct fz_call *k)
+{
+	const struct dpusim_stream_cmd *s = &k->f.scmd;
+
+	return s->flags || s->core >= c->m->nr_dpus ||
+	       (k->op->cmd != DPUSIM_IOCTL_STREAM_SEEK && s->delta);
+}
+
+static void predict_stream_cmd(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_stream_cmd *s = &k->f.scmd;
+	const struct mstream *e = ms_mine(c, s->id);
+
+	if (scmd_bad_fields(c, k)) {
+		es_add(&k->must, EINVAL);
+	} else if (e) {
+		if (k->op->cmd == DPUSIM_IOCTL_STREAM_OPEN && e->core >= 0)
+			es_add(&k->must, EBUSY);
+		if (k->op->cmd != DPUSIM_IOCTL_STREAM_OPEN && e->core != (int32_t)s->core)
+			es_add(&k->must, EINVAL);
+	} else if (c->exact || s->id >= DPUSIM_STREAM_MAX) {
+		es_add(&k->must, ENOENT);
+	} else {
+		/* not generated: another ctx's stream without a defect */
+		es_add(&k->amb, ENOENT);
+		es_add(&k->amb, EBUSY);
+		es_add(&k->amb, EINVAL);
+	}
+	if (answer_unwritable(c, k, sizeof(*s)))
+		es_add(&k->must, EFAULT);
+}
+
+static void commit_stream_cmd(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_stream_cmd *s = &k->f.scmd;
+	struct mstream *e = ms_mine(c, s->id);
+	struct dpusim_stream_cmd out;
+	char why[320] = "";
+
+	if (k->ret) {
+		commit_none(c, k);
+		/* nothing changed: the stream is as it was */
+		if (e && k->err != EBADF && !scmd_bad_fields(c, k) &&
+		    stream_probe(c, s->id, why, sizeof(why)) == 1)
+			violation(c, k, "failed STREAM_%s (%s) of stream %u: %s",
+				  scmd_name(k->cmd), ename(k->err), s->id, why);
+		return;
+	}
+	if (!e)
+		return;		/* not ours: run_call reported it if it must fail */
+	switch (k->cmd) {
+	case DPUSIM_IOCTL_STREAM_OPEN:
+		e->core = s->core;
+		e->cursor = 0;
+		break;
+	case DPUSIM_IOCTL_STREAM_CLOSE:
+		e->core = -1;
+		break;
+	default: {
+		int64_t cur = (int64_t)e->cursor + s->delta;
+
+		e->cursor = cur < 0 ? 0 : cur > e->nr_tokens ? e->nr_tokens : cur;
+		break;
+	}
+	}
+	memcpy(&out, k->arg, sizeof(out));
+	if (!scmd_out_ok(e, &out, why, sizeof(why)) || out.flags ||
+	    out.id != s->id || out.core != s->core || out.delta != s->delta) {
+		violation(c, k, "STREAM_%s of stream %u by core %u (delta %d): %s; id %u core %u delta %d flags %#x",
+			  scmd_name(k->cmd), s->id, s->core, s->delta, why,
+			  out.id, out.core, out.delta, out.flags);
+		e->cursor = out.cursor;
+	}
+	if (k->img_len > sizeof(out) &&
+	    memcmp(k->arg + sizeof(out), k->img + sizeof(out),
+		   k->img_len - sizeof(out)))
+		violation(c, k, "STREAM_%s wrote past the struct it knows",
+			  scmd_name(k->cmd));
+}
+
 /* mmap() of the rank file: offsets, lengths and flags, then a touch. */
 struct mmap_args { uint64_t off, len; int flags; };
 
@@ -3298,6 +4210,25 @@ static void gen_rank_mmap(struct ctx *c, struct fz_call *k)
 		k->tm_moff = DPUSIM_MMAP_WINDOW;
 		k->tm_mlen = chance(&c->rng, 50) ? DPUSIM_WINDOW_SIZE :
 			     PAGE * (1 + rn(&c->rng, 4));
+	} else if (chance(&c->rng, 15)) {
+		/* a stream's memory: mostly one of ours */
+		uint32_t own[DPUSIM_STREAM_MAX], nown = 0, i;
+		uint64_t pages = 4;
+
+		for (i = 0; i < DPUSIM_STREAM_MAX; i++)
+			if (ms_mine(c, i))
+				own[nown++] = i;
+		k->st_map = true;
+		k->st_id = nown && chance(&c->rng, 80) ? own[rn(&c->rng, nown)] :
+			   rn(&c->rng, DPUSIM_STREAM_MAX + 4);
+		if (ms_mine(c, k->st_id))
+			pages = (c->m->st[k->st_id].mem_size + PAGE - 1) / PAGE;
+		k->tm_moff = DPUSIM_MMAP_STREAM(k->st_id);
+		if (chance(&c->rng, 30))
+			k->tm_moff += PAGE * rn(&c->rng, pages + 1);
+		k->tm_mlen = PAGE * (1 + rn(&c->rng, chance(&c->rng, 70) ? 4 : pages + 1));
+		if (chance(&c->rng, 5))
+			k->tm_moff |= DPUSIM_MMAP_WRAM_BIT;	/* no stream's */
 	}
 }
 
@@ -3307,16 +4238,26 @@ static void predict_rank_mmap(struct ctx *c, struct fz_call *k)
 	uint64_t dpu = k->tm_moff >> DPUSIM_MMAP_DPU_SHIFT;
 	uint64_t inner = k->tm_moff & (DPUSIM_MMAP_WRAM_BIT - 1);
 	uint64_t size = k->tm_moff & DPUSIM_MMAP_WRAM_BIT ? m->wram : m->mram;
+	const struct mstream *e = ms_mine(c, k->st_id);
 
+	es_add(&k->amb, ENOMEM);
+	if (k->st_map && !(k->tm_moff & DPUSIM_MMAP_WRAM_BIT) &&
+	    k->st_id < DPUSIM_STREAM_MAX) {
+		size = e ? (e->mem_size + PAGE - 1) / PAGE * PAGE : 0;
+		if (k->tm_moff % PAGE || k->tm_mflags != MAP_SHARED ||
+		    inner > size || k->tm_mlen > size - inner)
+			es_add(e || c->exact ? &k->must : &k->amb, EINVAL);
+		return;	/* another ctx's stream: it may exist */
+	}
 	if (k->tm_moff % PAGE || k->tm_mflags != MAP_SHARED || dpu >= m->nr_dpus ||
 	    inner > size || k->tm_mlen > size - inner ||
 	    k->tm_moff == DPUSIM_MMAP_WINDOW)
 		es_add(&k->must, EINVAL);
-	es_add(&k->amb, ENOMEM);
 }
 
 static void exec_rank_mmap(struct ctx *c, struct fz_call *k)
 {
+	const struct mstream *e;
 	volatile uint8_t *p = mmap(NULL, k->tm_mlen, k->tm_mprot, k->tm_mflags,
 				   c->fd, k->tm_moff);
 
@@ -3325,8 +4266,1120 @@ static void exec_rank_mmap(struct ctx *c, struct fz_call *k)
 	if (p == MAP_FAILED)
 		return;
 	/* a read allocates a zero page at most: the model does not change */
-	(void)p[rn(&c->rng, k->tm_mlen)];
+	if (!k->st_map)
+		(void)p[rn(&c->rng, k->tm_mlen)];
+	else if ((e = ms_mine(c, k->st_id)) &&
+		 (e->down || !(k->tm_moff & (DPUSIM_MMAP_WRAM_BIT - 1))))
+		/* streams: only what is resident (stream_resident_bytes) */
+		(void)p[rn(&c->rng, e->down ? k->tm_mlen : PAGE)];
 	munmap((void *)p, k->tm_mlen);
+}
+
+/* ------------------------------------- DPUSIM_XFER_STREAM (the rank file) */
+
+/*
+ * Moves of a token by a host thread acting as a core: DPUSIM_IOCTL_XFER
+ * with DPUSIM_XFER_STREAM, synchronous or not.  Mostly a stream of this
+ * ctx, by the core that has it open, at its cursor: down (a stream of
+ * data, or the tokens an empty one was given) into blocks of the
+ * destination arena, or up (an empty stream's next token) from g_src;
+ * then, or instead, the defects the header gives an errno.  The model
+ * follows the cursor, an empty stream's tokens and the first UP_BYTES of
+ * its memory (the pages resident too: stream_resident_bytes in the exact
+ * phases); a move down must give the bytes the model knows, a move up
+ * must write what the blocks hold (read back through a mapping of the
+ * stream's resident pages), a failed move changes nothing.
+ */
+
+/* See predict_xfer(): the stream, @mem its size; false if not reached */
+static bool predict_stream_header(struct ctx *c, struct fz_call *k,
+				  uint64_t *mem)
+{
+	const struct dpusim_xfer *x = &k->f.x;
+	const struct mstream *e = ms_mine(c, x->stream);
+
+	if (!e) {
+		if ((c->exact && !ms_known(c->m, x->stream)) ||
+		    x->stream >= DPUSIM_STREAM_MAX) {
+			es_add(&k->must, ENOENT);
+		} else if (es_empty(&k->must)) {
+			/* not generated: another ctx's stream without a defect */
+			es_add(&k->amb, ENOENT);
+			es_add(&k->amb, EINVAL);
+			es_add(&k->amb, ENODATA);
+			es_add(&k->amb, EOVERFLOW);
+			es_add(&k->amb, EFAULT);
+		}
+		return false;
+	}
+	if (x->flags & (DPUSIM_XFER_WRAM | DPUSIM_XFER_NO_LENGTH_CHECK) ||
+	    x->nr_dpus != 1)
+		es_add(&k->must, EINVAL);
+	*mem = e->mem_size;
+	return true;
+}
+
+/* The token at the cursor, as the core dv[0] may move it. */
+static void predict_stream_state(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_xfer *x = &k->f.x;
+	const struct mstream *e = ms_mine(c, x->stream);
+	uint64_t n, used;
+
+	if (e->core != (int32_t)k->dv[0].dpu) {
+		es_add(&k->must, EINVAL);
+		return;
+	}
+	if (x->flags & DPUSIM_XFER_FROM_DPU) {
+		if (e->cursor == e->nr_tokens)
+			es_add(&k->must, ENODATA);
+		else if (x->offset != ms_offset(e, e->cursor) + DPUSIM_STREAM_HEADER ||
+			 x->length != (uint64_t)ms_token(e, e->cursor) + DPUSIM_STREAM_HEADER)
+			es_add(&k->must, EINVAL);
+		return;
+	}
+	/* up: a stream created empty, at the cursor's header, n + 2 headers */
+	if (e->down || x->offset != ms_offset(e, e->cursor) ||
+	    x->length < 3 * DPUSIM_STREAM_HEADER || x->length % 8) {
+		es_add(&k->must, EINVAL);
+		return;
+	}
+	n = x->length - 2 * DPUSIM_STREAM_HEADER;
+	used = x->offset - (uint64_t)e->cursor * DPUSIM_STREAM_HEADER;
+	if (e->cursor >= e->max_tokens || used + n > e->data_size)
+		es_add(&k->must, ENOSPC);
+}
+
+/* Cut @len bytes into @nb blocks (some maybe empty) at @bv. */
+static void cut_blocks(struct ctx *c, struct dpusim_block *bv, uint32_t nb,
+		       uint64_t len)
+{
+	uint64_t left = len, cut;
+	uint32_t j;
+
+	for (j = 0; j < nb; j++) {
+		cut = j + 1 == nb ? left : chance(&c->rng, 15) ? 0 :
+		      rn(&c->rng, left + 1);
+		left -= cut;
+		bv[j].length = cut;
+	}
+}
+
+static void gen_stream_xfer(struct ctx *c, struct fz_call *k)
+{
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .flags = DPUSIM_XFER_STREAM, .nr_dpus = 1,
+	};
+	struct model *m = c->m;
+	uint32_t own[DPUSIM_STREAM_MAX], nown = 0, i, nb;
+	const struct mstream *e = NULL;
+	unsigned int r = rn(&c->rng, 100);
+	bool down, need_defect = false, more = false;
+	uint64_t pos, n;
+
+	for (i = 0; i < DPUSIM_STREAM_MAX; i++)
+		if (ms_mine(c, i))
+			own[nown++] = i;
+	if (r < 85 && nown) {
+		x.stream = own[rn(&c->rng, nown)];
+		e = &m->st[x.stream];
+	} else if (r < 91 && c->exact && m->nst < DPUSIM_STREAM_MAX) {
+		x.stream = m->nst + rn(&c->rng, DPUSIM_STREAM_MAX - m->nst);
+	} else if (r < 97) {
+		x.stream = DPUSIM_STREAM_MAX +
+			   rn(&c->rng, chance(&c->rng, 50) ? 16 : 1 << 30);
+	} else {
+		x.stream = rn(&c->rng, DPUSIM_STREAM_MAX);
+		e = ms_mine(c, x.stream);
+		need_defect = !e && (!c->exact || ms_known(m, x.stream));
+	}
+	c->dv[0] = (struct dpusim_xfer_dpu){
+		.dpu = e && e->core >= 0 && chance(&c->rng, 90) ? (uint32_t)e->core :
+		       rn(&c->rng, m->nr_dpus),
+	};
+	/* down: a stream of data, or an empty one's tokens; up: its next one */
+	down = !e || e->down || chance(&c->rng, 30);
+	if (!down) {
+		n = 8 * (1 + rn(&c->rng, chance(&c->rng, 80) ? 8 : 64));
+		x.offset = ms_offset(e, e->cursor);
+		x.length = n + 2 * DPUSIM_STREAM_HEADER;
+		/* a token the model could not follow: read one instead */
+		if (e->cursor >= UP_TOKENS || x.offset + x.length > UP_BYTES)
+			down = true;
+	}
+	if (down) {
+		x.flags |= DPUSIM_XFER_FROM_DPU;
+		if (e) {
+			x.offset = ms_offset(e, e->cursor) + DPUSIM_STREAM_HEADER;
+			x.length = ms_token(e, e->cursor) + DPUSIM_STREAM_HEADER;
+		} else {
+			x.offset = 8 * rn(&c->rng, 32);
+			x.length = 8 * (1 + rn(&c->rng, 8));
+		}
+		if (e && e->down && chance(&c->rng, 4)) {	/* up, on data */
+			x.flags &= ~DPUSIM_XFER_FROM_DPU;
+			x.offset -= DPUSIM_STREAM_HEADER;
+			x.length = 24;
+		}
+	}
+	if (chance(&c->rng, c->async_pct))
+		x.flags |= DPUSIM_XFER_ASYNC;
+	switch (rn(&c->rng, need_defect ? 2 : 36)) {
+	case 0: x.flags |= 1u << (5 + rn(&c->rng, 27)); break;
+	case 1: x.__reserved = 1 + rn(&c->rng, 0xfffffffe); break;
+	case 2: x.flags |= DPUSIM_XFER_WRAM; break;
+	case 3: x.flags |= DPUSIM_XFER_NO_LENGTH_CHECK; break;
+	case 4:	/* no DPU, or a second one */
+		x.nr_dpus = chance(&c->rng, 50) ? 0 : 2;
+		c->dv[1] = (struct dpusim_xfer_dpu){ .dpu = (c->dv[0].dpu + 1) % m->nr_dpus };
+		break;
+	case 5:
+		c->dv[0].dpu = chance(&c->rng, 50) ? 0xffffffffu :
+			       m->nr_dpus + rn(&c->rng, 1000);
+		break;
+	case 6: c->dv[0].dpu = (c->dv[0].dpu + 1 + rn(&c->rng, m->nr_dpus - 1)) %
+			       m->nr_dpus; break;
+	case 7:
+		x.offset += chance(&c->rng, 50) ? 8 : -(uint64_t)(1 + rn(&c->rng, 8));
+		break;
+	case 8: x.length += chance(&c->rng, 50) ? 8 : 1 + rn(&c->rng, 8); break;
+	case 9:	/* past the stream's memory, or wrapping */
+		if (chance(&c->rng, 50) && e)
+			x.offset = e->mem_size - rn(&c->rng, 8);
+		else
+			x.offset = ~0ULL - rn(&c->rng, 16);
+		break;
+	case 10: x.length = chance(&c->rng, 50) ? 8 : 0; break;
+	default: break;
+	}
+	/* the blocks: in the destination arena (down) or g_src (up) */
+	nb = chance(&c->rng, 70) ? 1 : 1 + rn(&c->rng, 3);
+	cut_blocks(c, c->bv, nb, x.length);
+	pos = 8 * rn(&c->rng, 512);
+	for (i = 0; i < nb; i++) {
+		struct dpusim_block *b = &c->bv[i];
+
+		if (!(x.flags & DPUSIM_XFER_FROM_DPU)) {
+			b->addr = (uintptr_t)g_src +
+				  (b->length < SRC_LEN ? rn(&c->rng, SRC_LEN - b->length) : 0);
+		} else if (pos + b->length <= DST_LEN) {
+			b->addr = (uintptr_t)c->dst + pos;
+			pos += b->length + rn(&c->rng, 64);
+		} else {
+			b->addr = (uintptr_t)c->ro;	/* read-only: EFAULT */
+		}
+	}
+	switch (rn(&c->rng, need_defect ? 1 : 30)) {
+	case 1: bad_block(c, x.flags & DPUSIM_XFER_FROM_DPU, &c->bv[rn(&c->rng, nb)]); break;
+	case 2: c->bv[nb - 1].length += 1 + rn(&c->rng, 8); break;	/* sum != length */
+	case 3: more = true; break;	/* the DPU's count: past the list */
+	default: break;
+	}
+	c->dv[0].nr_blocks = nb + more;
+	x.nr_blocks = nb;
+	if (x.nr_dpus == 2)
+		c->dv[1].nr_blocks = 0;
+	x.dpus = place_list(c, c->dv, x.nr_dpus * sizeof(c->dv[0]), DESC_DPUS,
+			    RO_DPUS, 1024);
+	x.blocks = place_list(c, c->bv, nb * sizeof(c->bv[0]), DESC_BLOCKS,
+			      RO_BLOCKS, RO_LEN - RO_BLOCKS);
+	k->dv = c->dv;
+	k->bv = c->bv;
+	c->fill = rnd(&c->rng);
+	memset(c->dst, c->fill, DST_LEN);
+	place_struct(c, k, &x);
+}
+
+/*
+ * The resident pages (of the first UP_BYTES) of empty stream @id, read
+ * through a mapping of it, against the model's bytes (queued moves are
+ * waited for first).  0, -1 (no verdict: the fd is gone) or 1 with @why.
+ */
+static int up_compare(struct ctx *c, uint32_t id, char *why, size_t n)
+{
+	const struct mstream *e = &c->m->st[id];
+	uint64_t len = (e->mem_size + PAGE - 1) / PAGE * PAGE, off, i;
+	const uint8_t *p;
+	int err = raw_sync(c->fd), p_i;
+
+	if (err == EBADF && c->may_ebadf)
+		return -1;
+	if (err) {
+		snprintf(why, n, "SYNC before reading stream %u: %s", id, ename(err));
+		return 1;
+	}
+	if (len > UP_BYTES)
+		len = UP_BYTES;
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, c->fd, DPUSIM_MMAP_STREAM(id));
+	if (p == MAP_FAILED) {
+		if (errno == EBADF && c->may_ebadf)
+			return -1;
+		snprintf(why, n, "mmap of stream %u: %s", id, ename(errno));
+		return 1;
+	}
+	why[0] = 0;
+	for (p_i = 0; (uint64_t)p_i * PAGE < len && !why[0]; p_i++) {
+		if (!(e->up->pages & (1u << p_i)))
+			continue;	/* a hole: reading it would allocate it */
+		off = (uint64_t)p_i * PAGE;
+		for (i = off; i < off + PAGE && i < e->mem_size; i++)
+			if (p[i] != e->up->bytes[i]) {
+				snprintf(why, n, "stream %u: byte %llu is %#x, the model says %#x (%u tokens, cursor %u)",
+					 id, (unsigned long long)i, p[i],
+					 e->up->bytes[i], e->nr_tokens, e->cursor);
+				break;
+			}
+	}
+	munmap((void *)p, len);
+	return why[0] ? 1 : 0;
+}
+
+/* A move up of n = @len - 16 bytes at @off, from @src: the model takes it. */
+static void up_apply(struct model *m, bool exact, struct mstream *e,
+		     uint64_t off, uint64_t len, const uint8_t *src)
+{
+	uint32_t p;
+
+	memcpy(e->up->bytes + off, src, len);
+	e->up->sizes[e->cursor] = len - 2 * DPUSIM_STREAM_HEADER;
+	e->nr_tokens = e->cursor + 1;
+	e->cursor++;
+	for (p = off / PAGE; p <= (off + len - 1) / PAGE; p++) {
+		if (e->up->pages & (1u << p))
+			continue;
+		e->up->pages |= 1u << p;
+		if (exact)
+			m->st_res += PAGE;
+	}
+}
+
+/*
+ * The token at the cursor of @e and the header after it, into @exp;
+ * @known[i] says whether the model knows byte i.
+ */
+static void token_expect(const struct mstream *e, uint8_t *exp, uint8_t *known)
+{
+	uint32_t cur = e->cursor, size = ms_token(e, cur);
+	uint32_t h[2] = { size, ms_token(e, cur + 1) };
+	uint64_t off = ms_offset(e, cur) + DPUSIM_STREAM_HEADER;
+
+	if (!e->down) {
+		memcpy(exp, e->up->bytes + off, size + DPUSIM_STREAM_HEADER);
+		memset(known, 1, size + DPUSIM_STREAM_HEADER);
+		return;
+	}
+	memset(known, !!e->src, size);
+	if (e->src)
+		memcpy(exp, e->src + (uint64_t)cur * e->token_size, size);
+	memcpy(exp + size, h, sizeof(h));
+	memset(known + size, 1, sizeof(h));
+}
+
+/* After a move down: the blocks hold the token, nothing else changed. */
+static void check_stream_dst(struct ctx *c, struct fz_call *k,
+			     const struct mstream *e)
+{
+	const struct dpusim_xfer *x = &k->f.x;
+	uint8_t *exp = c->vbuf, *known = c->vbuf + DST_LEN;
+	uint64_t i, a, at = 0;
+	uint32_t j;
+
+	token_expect(e, exp, known);
+	memset(c->dst_cnt, 0, DST_LEN);
+	for (j = 0; j < x->nr_blocks; j++) {
+		const struct dpusim_block *b = &k->bv[j];
+
+		for (i = 0; i < b->length; i++, at++) {
+			a = b->addr + i - (uintptr_t)c->dst;
+			c->dst_cnt[a] = 1;
+			if (known[at] && c->dst[a] != exp[at]) {
+				violation(c, k, "STREAM_XFER down of token %u of stream %u: byte %llu is %#x, the model says %#x",
+					  e->cursor, x->stream, (unsigned long long)at,
+					  c->dst[a], exp[at]);
+				return;
+			}
+		}
+	}
+	for (i = 0; i < DST_LEN; i++)
+		if (!c->dst_cnt[i] && c->dst[i] != c->fill) {
+			violation(c, k, "STREAM_XFER down wrote host byte +%llu outside its blocks",
+				  (unsigned long long)i);
+			return;
+		}
+}
+
+static void commit_stream_xfer(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_xfer *x = &k->f.x;
+	bool from = x->flags & DPUSIM_XFER_FROM_DPU;
+	struct mstream *e = ms_mine(c, x->stream);
+	uint8_t *src = c->vbuf;
+	char why[320];
+	uint64_t at = 0;
+	uint32_t j;
+	int err;
+
+	if (k->ret) {
+		if (from)
+			check_dst(c, k, false);
+		commit_none(c, k);
+		if (!e || k->err == EBADF)
+			return;
+		/* nothing moved: the cursor, the stream's bytes */
+		if (stream_probe(c, x->stream, why, sizeof(why)) == 1)
+			violation(c, k, "failed STREAM_XFER (%s) of stream %u: %s",
+				  ename(k->err), x->stream, why);
+		if (!e->down && chance(&c->rng, 30) &&
+		    up_compare(c, x->stream, why, sizeof(why)) == 1)
+			violation(c, k, "failed STREAM_XFER (%s): %s", ename(k->err), why);
+		return;
+	}
+	if (!e)
+		return;		/* not ours: run_call reported it if it must fail */
+	if (x->flags & DPUSIM_XFER_ASYNC) {
+		err = raw_sync(c->fd);
+		if (err == EBADF && c->may_ebadf)
+			return;
+		if (err)
+			violation(c, k, "SYNC after an async STREAM_XFER: %s", ename(err));
+	}
+	if (from) {
+		check_stream_dst(c, k, e);
+		e->cursor++;
+		st_add(&ST->xs_down, 1);
+		return;
+	}
+	for (j = 0; j < x->nr_blocks; j++) {
+		memcpy(src + at, (const void *)(uintptr_t)k->bv[j].addr,
+		       k->bv[j].length);
+		at += k->bv[j].length;
+	}
+	up_apply(c->m, c->exact, e, x->offset, x->length, src);
+	st_add(&ST->xs_up, 1);
+	if (chance(&c->rng, 30) && up_compare(c, x->stream, why, sizeof(why)) == 1)
+		violation(c, k, "after STREAM_XFER up: %s", why);
+}
+
+/* ------------------------------------- DPU programs moving streams */
+
+/*
+ * A program session's worker is the core of some of its ctx's streams:
+ * before the fork, up to PS_MAX of them are copied into a shared area
+ * (their model, and an empty one's tokens and bytes), the child calls
+ * the worker file's DPUSIM_IOCTL_WORKER_STREAM_OPEN, _CLOSE, _SEEK, _MOVE
+ * and _WAIT on them as the DPU it holds (and as none, between claims),
+ * with the defects the header gives an errno, and keeps the area's model
+ * exact; afterwards the parent takes the area back into its model and
+ * checks it (the holder and cursor, an empty stream's bytes through a
+ * mapping).  Nobody else moves a ctx's streams, and the ctx waits for its
+ * session: the child's model is exact in every phase.
+ *
+ * Moves down write the held DPU's memory: only a DPU the model does not
+ * track, inside the areas (PS_WRAM bytes of WRAM, PS_MRAM of MRAM), and
+ * the child reads the bytes back through a mapping of the DPU.  Moves up
+ * read it anywhere in those ranges (written first, on an untracked DPU).
+ */
+#define PS_MAX		4
+#define PS_WRAM		(16UL << 10)
+#define PS_MRAM		(64UL << 10)
+#define PS_BUF		(PS_WRAM + PS_MRAM)
+
+struct prog_streams {
+	uint32_t n, id[PS_MAX];
+	struct mstream e[PS_MAX];
+	struct upstream up[PS_MAX];
+	uint32_t nst;		/* exact: no stream has an id >= nst */
+	bool exact;
+	uint32_t ntracked, tracked[NTRACK];
+	uint32_t wram_size;
+	uint64_t mram_size;
+};
+
+static struct prog_streams *ps_prepare(struct ctx *c)
+{
+	struct prog_streams *ps = mmap(NULL, sizeof(*ps), PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	uint32_t own[DPUSIM_STREAM_MAX], nown = 0, i, j, t;
+	struct model *m = c->m;
+
+	if (ps == MAP_FAILED)
+		return NULL;
+	for (i = 0; i < DPUSIM_STREAM_MAX; i++)
+		if (ms_mine(c, i))
+			own[nown++] = i;
+	for (i = 0; i < nown && i < PS_MAX; i++) {
+		j = i + rn(&c->rng, nown - i);
+		t = own[i], own[i] = own[j], own[j] = t;
+		ps->id[i] = own[i];
+		ps->e[i] = m->st[own[i]];
+		if (!ps->e[i].down) {
+			ps->up[i] = *m->st[own[i]].up;
+			ps->e[i].up = &ps->up[i];
+		}
+	}
+	ps->n = i;
+	ps->nst = m->nst;
+	ps->exact = c->exact;
+	ps->ntracked = m->ntracked;
+	memcpy(ps->tracked, m->tracked, sizeof(ps->tracked));
+	ps->wram_size = m->wram;
+	ps->mram_size = m->mram;
+	return ps;
+}
+
+static void ps_free(struct prog_streams *ps)
+{
+	munmap(ps, sizeof(*ps));
+}
+
+/*
+ * The session is over: its streams' model comes back (@exited: the child
+ * ran to its end; else what it did last is unknown, the streams are left
+ * alone from now on).
+ */
+static void ps_merge(struct ctx *c, struct prog_streams *ps, bool exited)
+{
+	struct model *m = c->m;
+	struct mstream *e;
+	struct upstream *up;
+	uint32_t i;
+
+	for (i = 0; i < ps->n; i++) {
+		e = &m->st[ps->id[i]];
+		if (!exited) {
+			__atomic_store_n(&e->owner, OWNER_LOST, __ATOMIC_RELEASE);
+			continue;
+		}
+		up = e->up;
+		if (up && c->exact)
+			m->st_res += (uint64_t)PAGE *
+				     (__builtin_popcount(ps->up[i].pages) -
+				      __builtin_popcount(up->pages));
+		*e = ps->e[i];
+		e->up = up;
+		if (up)
+			*up = ps->up[i];
+	}
+}
+
+/* After the session: its streams as modelled (0, or the violations). */
+static int ps_verify(struct ctx *c, struct fz_call *k, struct prog_streams *ps)
+{
+	char why[320];
+	uint32_t i;
+	int bad = 0;
+
+	for (i = 0; i < ps->n; i++) {
+		if (stream_probe(c, ps->id[i], why, sizeof(why)) == 1) {
+			violation(c, k, "program: stream %u after the session: %s",
+				  ps->id[i], why);
+			bad++;
+		}
+		if (!ps->e[i].down &&
+		    up_compare(c, ps->id[i], why, sizeof(why)) == 1) {
+			violation(c, k, "program: after the session: %s", why);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* The child's state for the DPU it holds: its memories mapped */
+struct ps_held {
+	int32_t dpu;		/* -1: none held */
+	bool tracked;		/* the model tracks its memory: no write */
+	volatile uint8_t *wram, *mram;	/* PS_WRAM, PS_MRAM of them */
+};
+
+/* The child's view of a struct it passes: where, what size, its defect */
+struct ws_arg {
+	void *arg;
+	uint32_t size;
+	int sdef;		/* errno of a struct-level defect, or 0 */
+};
+
+/*
+ * Place @ks bytes of @fields (@min: the first version's size): exact
+ * mostly, else too short, an older version's (zero-extended by the
+ * kernel), longer (a zero tail or not), unmapped.
+ */
+static void ws_place(struct rng *r, const void *fields, size_t ks, size_t min,
+		     struct ws_arg *a)
+{
+	static uint64_t buf[64];
+	uint8_t *b = (uint8_t *)buf;
+	uint32_t size = ks, tail = 0;
+
+	a->sdef = 0;
+	memset(buf, 0, sizeof(buf));
+	switch (rn(r, 40)) {
+	case 0:	/* under the first version */
+		size = rn(r, min);
+		a->sdef = EINVAL;
+		break;
+	case 4: case 5: case 6:
+		size = min + rn(r, ks - min + 1);
+		break;
+	case 1:
+		tail = 8 * (1 + rn(r, 4));
+		b[ks + rn(r, tail)] = 1 + rn(r, 255);
+		a->sdef = E2BIG;
+		break;
+	case 2:
+		tail = 8 * (1 + rn(r, 4));	/* zeros: as good as none */
+		break;
+	case 3:
+		a->arg = chance(r, 50) ? NULL : (void *)(uintptr_t)(8 + rn(r, 4096));
+		a->size = ks;
+		a->sdef = EFAULT;
+		return;
+	default:
+		break;
+	}
+	if (tail)
+		size = ks + tail;
+	memcpy(b, fields, ks);
+	memcpy(b, &size, sizeof(size));
+	a->arg = b;
+	a->size = size;
+}
+
+/* A worker stream call whose result the child checks: 0 or the errno. */
+static int ws_ioctl(int w, unsigned long cmd, const struct ws_arg *a)
+{
+	int ret = ioctl(w, cmd, a->arg);
+
+	st_add(&ST->ws_calls, 1);
+	if (!ret)
+		st_add(&ST->ws_ok, 1);
+	return ret ? errno : 0;
+}
+
+/* The errno is one of @must (or 0 if @must is empty); else say so. */
+static bool ws_verdict(const char *what, int err, const struct ws_arg *a,
+		       const eset *must, const char *fields)
+{
+	char m[128];
+	eset one = {};
+
+	if (a->sdef) {
+		es_add(&one, a->sdef);
+		must = &one;
+	}
+	if (es_empty(must) ? !err : es_has(must, err))
+		return true;
+	es_fmt(must, m, sizeof(m));
+	/* not through stdio: its buffer is a copy of the parent's */
+	dprintf(STDOUT_FILENO, "# program worker: %s (%s; size %u%s): %s, must %s\n",
+		what, fields, a->size, a->sdef ? ", struct defect" : "",
+		ename(err), es_empty(must) ? "succeed" : m);
+	return false;
+}
+
+/*
+ * A stream of the session (-1 .. n - 1: -1 an id no stream has); with
+ * @core >= 0, mostly one that core has open (or, -2, one nobody has).
+ */
+static int ws_pick(struct rng *r, const struct prog_streams *ps, uint32_t *id,
+		   int32_t core)
+{
+	int j = rn(r, ps->n + 1), k, cand[PS_MAX], nc = 0;
+
+	for (k = 0; k < (int)ps->n && core != -1; k++)
+		if (ps->e[k].core == (core == -2 ? -1 : core))
+			cand[nc++] = k;
+	if (nc && chance(r, 70))
+		j = cand[rn(r, nc)];
+
+	if (j == (int)ps->n || chance(r, 5)) {
+		*id = ps->exact && ps->nst < DPUSIM_STREAM_MAX && chance(r, 70) ?
+		      ps->nst + rn(r, DPUSIM_STREAM_MAX - ps->nst) :
+		      DPUSIM_STREAM_MAX + rn(r, chance(r, 50) ? 16 : 1u << 31);
+		return -1;
+	}
+	*id = ps->id[j];
+	return j;
+}
+
+/* The core a call names: mostly the DPU held, else another, or none. */
+static uint32_t ws_core(struct rng *r, const struct ps_held *h, uint32_t nr)
+{
+	unsigned int v = rn(r, 100);
+
+	if (h->dpu >= 0 && v < 85)
+		return h->dpu;
+	if (v < 96)
+		return rn(r, nr);
+	return chance(r, 50) ? 0xffffffffu : nr + rn(r, 1000);
+}
+
+/* WORKER_STREAM_OPEN, _CLOSE or _SEEK: 0 or the step failed. */
+static int ws_cmd(int w, struct rng *r, struct prog_streams *ps,
+		  const struct ps_held *h, uint32_t nr)
+{
+	static const unsigned long cmds[] = {
+		DPUSIM_IOCTL_WORKER_STREAM_OPEN, DPUSIM_IOCTL_WORKER_STREAM_CLOSE,
+		DPUSIM_IOCTL_WORKER_STREAM_SEEK,
+	};
+	static const char *const names[] = { "OPEN", "CLOSE", "SEEK" };
+	int which = rn(r, 3), j;
+	bool open, seek;
+	struct dpusim_stream_cmd s = { .size = sizeof(s) }, o;
+	struct mstream *e;
+	char what[64], fields[160], why[320];
+	struct ws_arg a;
+	eset must = {};
+	int64_t cur;
+	int err;
+
+	/* a DPU held mostly opens a free stream, or moves its own */
+	if (h->dpu >= 0 && chance(r, 40))
+		which = 0;
+	open = which == 0;
+	seek = which == 2;
+	j = ws_pick(r, ps, &s.id, h->dpu < 0 ? -1 : open ? -2 : h->dpu);
+	e = j >= 0 ? &ps->e[j] : NULL;
+	s.core = e && e->core >= 0 && !open && chance(r, 30) ? (uint32_t)e->core :
+		 ws_core(r, h, nr);
+	if (seek)
+		s.delta = chance(r, 10) ? (chance(r, 50) ? INT_MIN : INT_MAX) :
+			  (int32_t)rn(r, 9) - 4;
+	switch (rn(r, 20)) {
+	case 0: s.flags = 1u << rn(r, 32); break;
+	case 1: if (!seek) s.delta = chance(r, 50) ? 1 + rn(r, 100) : INT_MIN; break;
+	case 2:	/* out fields: garbage in */
+		s.cursor = rnd(r);
+		s.offset = rnd(r);
+		s.prev = rnd(r);
+		break;
+	default: break;
+	}
+	if (s.flags || s.core >= nr || (!seek && s.delta))
+		es_add(&must, EINVAL);
+	if (s.core < nr && (h->dpu < 0 || s.core != (uint32_t)h->dpu))
+		es_add(&must, EPERM);
+	if (!e)
+		es_add(&must, ENOENT);
+	else if (open && e->core >= 0)
+		es_add(&must, EBUSY);
+	else if (!open && e->core != (int32_t)s.core)
+		es_add(&must, EINVAL);
+	ws_place(r, &s, sizeof(s), offsetofend(struct dpusim_stream_cmd, prev), &a);
+	err = ws_ioctl(w, cmds[which], &a);
+	snprintf(what, sizeof(what), "WORKER_STREAM_%s as DPU %d", names[which],
+		 h->dpu);
+	snprintf(fields, sizeof(fields),
+		 "stream %u core %u delta %d flags %#x; model: core %d cursor %u",
+		 s.id, s.core, s.delta, s.flags, e ? e->core : -2,
+		 e ? e->cursor : 0);
+	if (!ws_verdict(what, err, &a, &must, fields))
+		return 30;
+	if (err)
+		return 0;
+	switch (which) {
+	case 0:
+		e->core = s.core;
+		e->cursor = 0;
+		break;
+	case 1:
+		e->core = -1;
+		break;
+	default:
+		cur = (int64_t)e->cursor + s.delta;
+		e->cursor = cur < 0 ? 0 : cur > e->nr_tokens ? e->nr_tokens : cur;
+		break;
+	}
+	memcpy(&o, a.arg, sizeof(o));
+	if (!scmd_out_ok(e, &o, why, sizeof(why)) || o.id != s.id ||
+	    o.core != s.core || o.delta != s.delta || o.flags) {
+		dprintf(STDOUT_FILENO, "# program worker: %s (%s): %s\n", what,
+			fields, why);
+		return 31;
+	}
+	if (a.size > sizeof(o) &&
+	    memcmp((uint8_t *)a.arg + sizeof(o), (uint8_t[32]){ 0 },
+		   a.size - sizeof(o))) {
+		dprintf(STDOUT_FILENO, "# program worker: %s wrote past its struct\n",
+			what);
+		return 31;
+	}
+	return 0;
+}
+
+/* The window offset of byte @off of the held DPU's area @mram */
+static uint64_t ws_woff(bool mram, uint64_t off)
+{
+	return mram ? DPUSIM_WINDOW_MRAM + off : off;
+}
+
+/* Bytes of the held DPU's mapped areas at window offset @wo */
+static volatile uint8_t *ws_at(const struct ps_held *h, uint64_t wo)
+{
+	return wo >= DPUSIM_WINDOW_MRAM ? h->mram + (wo - DPUSIM_WINDOW_MRAM) :
+					  h->wram + wo;
+}
+
+/*
+ * Cut @len bytes into @nb blocks of at least a byte each, laid one after
+ * the other (a random gap between) in the areas: the WRAM's or the
+ * MRAM's, at random.  False if they do not fit.
+ */
+static bool ws_blocks(struct rng *r, struct dpusim_window_block *b, uint32_t nb,
+		      uint64_t len)
+{
+	uint64_t left = len, pos[2] = { 8 * rn(r, 64), 8 * rn(r, 64) }, cut;
+	static const uint64_t room[2] = { PS_WRAM, PS_MRAM };
+	uint32_t j;
+	int mr;
+
+	if (len < nb)
+		return false;
+	for (j = 0; j < nb; j++) {
+		cut = j + 1 == nb ? left : 1 + rn(r, left - (nb - j - 1));
+		left -= cut;
+		mr = chance(r, 50);
+		if (pos[mr] + cut > room[mr])
+			mr = !mr;
+		if (pos[mr] + cut > room[mr])
+			return false;
+		b[j] = (struct dpusim_window_block){ ws_woff(mr, pos[mr]), cut };
+		pos[mr] += cut + rn(r, 24);
+	}
+	return true;
+}
+
+/*
+ * The same move through the worker file's move ring (mapped at the
+ * first one, in this process): the errno the kernel answered in the page
+ * (the ring carries it out synchronously), @next written into @mv as the
+ * ioctl would; ETIMEDOUT if no answer came.
+ */
+static int ws_ring_move(int w, struct dpusim_worker_stream_move *mv, int dpu)
+{
+	struct dpusim_worker_stream_wait kick = {
+		.size = sizeof(kick), .flags = DPUSIM_STREAM_WAIT_KICK,
+	};
+	struct dpusim_move_ring *ring;
+	uint32_t seq;
+	int i, err = 0;
+
+	/* mapped for this move only: a mapping holds the worker file */
+	ring = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, w,
+		    DPUSIM_MMAP_MOVE_RING);
+	if (ring == MAP_FAILED)
+		return errno;
+	ring->move = *mv;
+	ring->dpu = (uint32_t)dpu;
+	seq = __atomic_load_n(&ring->done, __ATOMIC_ACQUIRE) + 1;
+	__atomic_store_n(&ring->submitted, seq, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (i = 0; __atomic_load_n(&ring->done, __ATOMIC_ACQUIRE) != seq; i++) {
+		if (i > 200000) {
+			err = ETIMEDOUT;
+			break;
+		}
+		if (i % 64 == 63 || (ring->flags & DPUSIM_MOVE_RING_NEED_WAKEUP)) {
+			ioctl(w, DPUSIM_IOCTL_WORKER_STREAM_WAIT, &kick);
+			usleep(10);
+		}
+	}
+	st_add(&ST->ws_calls, 1);
+	if (!err && ring->result)
+		err = -ring->result;
+	if (!err) {
+		st_add(&ST->ws_ok, 1);
+		mv->next = ring->next;
+	}
+	munmap(ring, 4096);
+	return err;
+}
+
+/* WORKER_STREAM_MOVE: 0 or the step failed. */
+static int ws_move(int w, struct rng *r, struct prog_streams *ps,
+		   const struct ps_held *h, uint32_t nr)
+{
+	static uint8_t exp[PS_BUF], known[PS_BUF];
+	struct dpusim_worker_stream_move mv = { .size = sizeof(mv) };
+	uint64_t wsize = ps->wram_size, len = 0, end, off, n, used;
+	char what[64], fields[256];
+	uint32_t j, nb, i, at;
+	struct mstream *e;
+	struct ws_arg a;
+	eset must = {};
+	bool down, blocks_ok = true, async, fits;
+	int jj, err;
+
+	jj = ws_pick(r, ps, &mv.stream, h->dpu);
+	e = jj >= 0 ? &ps->e[jj] : NULL;
+	down = !e || e->down || chance(r, 30);
+	if (!down) {
+		n = 8 * (1 + rn(r, chance(r, 80) ? 8 : 64));
+		mv.offset = ms_offset(e, e->cursor);
+		len = n + 2 * DPUSIM_STREAM_HEADER;
+		if (e->cursor >= UP_TOKENS || mv.offset + len > UP_BYTES)
+			down = true;	/* the model could not follow it */
+	}
+	if (down) {
+		mv.flags = DPUSIM_STREAM_MOVE_DOWN;
+		if (e) {
+			mv.offset = ms_offset(e, e->cursor) + DPUSIM_STREAM_HEADER;
+			len = ms_token(e, e->cursor) + DPUSIM_STREAM_HEADER;
+		} else {
+			mv.offset = 8 * rn(r, 16);
+			len = 8 * (1 + rn(r, 8));
+		}
+	}
+	async = chance(r, 30);
+	if (async)
+		mv.flags |= DPUSIM_STREAM_MOVE_ASYNC;
+	nb = 1 + rn(r, 3);
+	fits = ws_blocks(r, mv.blocks, nb, len);
+	if (!fits) {
+		/* too long for the areas: one block, and a defect */
+		nb = 1;
+		mv.blocks[0] = (struct dpusim_window_block){ 0, len };
+	}
+	mv.nr_blocks = nb;
+	/* a move down may write only an untracked DPU's areas */
+	switch (rn(r, (down && (h->tracked || !fits)) ? 7 : 26)) {
+	case 0: mv.flags |= 4u << rn(r, 30); break;
+	case 1: mv.nr_blocks = chance(r, 50) ? 0 : 4 + rn(r, 1000); break;
+	case 2: mv.blocks[rn(r, nb)].length = 0; break;
+	case 3:	/* past the WRAM, or the MRAM */
+		mv.blocks[rn(r, nb)] = chance(r, 50) ?
+			(struct dpusim_window_block){ wsize - rn(r, 8), 8 + rn(r, 8) } :
+			(struct dpusim_window_block){ DPUSIM_WINDOW_MRAM + ps->mram_size -
+						      rn(r, 8), 8 + rn(r, 8) };
+		break;
+	case 4:	/* across the gap, or wrapping */
+		mv.blocks[rn(r, nb)] = chance(r, 50) ?
+			(struct dpusim_window_block){ DPUSIM_WINDOW_MRAM - 4, 8 } :
+			(struct dpusim_window_block){ 8 + rn(r, 8), ~0ULL - rn(r, 8) };
+		break;
+	case 5: mv.offset += chance(r, 50) ? 8 : -(uint64_t)(1 + rn(r, 8)); break;
+	case 6: mv.blocks[nb - 1].length += 8; break;	/* the length */
+	default: break;
+	}
+	if (chance(r, 4))
+		mv.__reserved = 1 + rn(r, 0xfffffffe);
+	if (chance(r, 10))
+		mv.next = rnd(r);	/* an out field: ignored */
+	/* a shorter (older) struct hides the fields past it: zeros */
+	ws_place(r, &mv, sizeof(mv),
+		 offsetofend(struct dpusim_worker_stream_move, blocks), &a);
+	/* what the kernel reads of the fields: zeros past a shorter struct */
+	if (a.arg && a.size < sizeof(mv)) {
+		uint8_t *p = (uint8_t *)&mv;
+
+		memset(p + a.size, 0, sizeof(mv) - a.size);
+	}
+	/* the prediction, every defect found */
+	if (mv.flags & ~(DPUSIM_STREAM_MOVE_DOWN | DPUSIM_STREAM_MOVE_ASYNC) ||
+	    !mv.nr_blocks || mv.nr_blocks > DPUSIM_STREAM_MOVE_MAX_BLOCKS ||
+	    mv.__reserved)
+		es_add(&must, EINVAL);
+	if (h->dpu < 0)
+		es_add(&must, EPERM);
+	len = 0;
+	for (j = 0; j < mv.nr_blocks && j < DPUSIM_STREAM_MOVE_MAX_BLOCKS; j++) {
+		const struct dpusim_window_block *b = &mv.blocks[j];
+		bool mr = b->offset >= DPUSIM_WINDOW_MRAM;
+
+		off = mr ? b->offset - DPUSIM_WINDOW_MRAM : b->offset;
+		if (!b->length || __builtin_add_overflow(off, b->length, &end) ||
+		    end > (mr ? ps->mram_size : wsize) ||
+		    __builtin_add_overflow(len, b->length, &len))
+			blocks_ok = false;
+	}
+	if (!blocks_ok)
+		es_add(&must, EINVAL);
+	if (blocks_ok && es_empty(&must)) {
+		bool dn = mv.flags & DPUSIM_STREAM_MOVE_DOWN;
+
+		if (!e) {
+			es_add(&must, ENOENT);
+		} else if (e->core != h->dpu) {
+			es_add(&must, EINVAL);
+		} else if (dn) {
+			if (e->cursor == e->nr_tokens)
+				es_add(&must, ENODATA);
+			else if (mv.offset != ms_offset(e, e->cursor) + DPUSIM_STREAM_HEADER ||
+				 len != (uint64_t)ms_token(e, e->cursor) + DPUSIM_STREAM_HEADER)
+				es_add(&must, EINVAL);
+		} else if (e->down || mv.offset != ms_offset(e, e->cursor) ||
+			   len < 3 * DPUSIM_STREAM_HEADER || len % 8) {
+			es_add(&must, EINVAL);
+		} else {
+			n = len - 2 * DPUSIM_STREAM_HEADER;
+			used = mv.offset - (uint64_t)e->cursor * DPUSIM_STREAM_HEADER;
+			if (e->cursor >= e->max_tokens || used + n > e->data_size)
+				es_add(&must, ENOSPC);
+		}
+	}
+	/* a move that succeeds writes only where it may, within the areas */
+	if (es_empty(&must) && !a.sdef && (mv.flags & DPUSIM_STREAM_MOVE_DOWN) &&
+	    (h->tracked || !fits)) {
+		dprintf(STDOUT_FILENO, "# program worker: fuzzer: a move down of %llu bytes to DPU %d would succeed\n",
+			(unsigned long long)len, h->dpu);
+		return 39;
+	}
+	/* up: the source, written first (untracked DPU), read for the model */
+	if (es_empty(&must) && !a.sdef && !(mv.flags & DPUSIM_STREAM_MOVE_DOWN)) {
+		n = len - 2 * DPUSIM_STREAM_HEADER;
+		if (!h->tracked && chance(r, 60)) {
+			uint32_t hd[2] = { e->cursor ? ms_token(e, e->cursor - 1) : 0, n };
+			uint32_t tl[2] = { n, 0 };
+
+			memcpy(exp, hd, 8);
+			memcpy(exp + 8, g_src + rn(r, SRC_LEN - n), n);
+			memcpy(exp + 8 + n, tl, 8);
+			for (at = 0, j = 0; j < nb; j++)
+				for (i = 0; i < mv.blocks[j].length; i++, at++)
+					*ws_at(h, mv.blocks[j].offset + i) = exp[at];
+		}
+		for (at = 0, j = 0; j < nb; j++)
+			for (i = 0; i < mv.blocks[j].length; i++, at++)
+				exp[at] = *ws_at(h, mv.blocks[j].offset + i);
+	}
+	/* a well-formed call, now and then through the move ring */
+	if (!a.sdef && a.size == sizeof(mv) && chance(r, 25))
+		err = ws_ring_move(w, a.arg, h->dpu);
+	else
+		err = ws_ioctl(w, DPUSIM_IOCTL_WORKER_STREAM_MOVE, &a);
+	snprintf(what, sizeof(what), "WORKER_STREAM_MOVE as DPU %d", h->dpu);
+	snprintf(fields, sizeof(fields),
+		 "stream %u flags %#x offset %llu nr_blocks %u blocks %#llx+%llu %#llx+%llu %#llx+%llu; model: core %d cursor %u/%u",
+		 mv.stream, mv.flags, (unsigned long long)mv.offset, mv.nr_blocks,
+		 (unsigned long long)mv.blocks[0].offset,
+		 (unsigned long long)mv.blocks[0].length,
+		 (unsigned long long)mv.blocks[1].offset,
+		 (unsigned long long)mv.blocks[1].length,
+		 (unsigned long long)mv.blocks[2].offset,
+		 (unsigned long long)mv.blocks[2].length,
+		 e ? e->core : -2, e ? e->cursor : 0, e ? e->nr_tokens : 0);
+	if (!a.sdef && es_empty(&must) && (err == ENOSPC || err == ENOMEM))
+		return 0;	/* the budget, the copy thread: nothing moved */
+	if (!ws_verdict(what, err, &a, &must, fields))
+		return 30;
+	if (err)
+		return 0;
+	if (async)
+		st_add(&ST->ws_async, 1);
+	/* the answer: @next, the size of the token after the one moved down */
+	memcpy(&mv, a.arg, a.size < sizeof(mv) ? a.size : sizeof(mv));
+	if (a.size >= offsetofend(struct dpusim_worker_stream_move, next) &&
+	    mv.next != ((mv.flags & DPUSIM_STREAM_MOVE_DOWN) ?
+			ms_token(e, e->cursor + 1) : 0)) {
+		dprintf(STDOUT_FILENO, "# program worker: %s (%s): next %u, the model says %u\n",
+			what, fields, mv.next,
+			(mv.flags & DPUSIM_STREAM_MOVE_DOWN) ? ms_token(e, e->cursor + 1) : 0);
+		return 31;
+	}
+	if (a.size > sizeof(mv) &&
+	    memcmp((uint8_t *)a.arg + sizeof(mv), (uint8_t[32]){ 0 },
+		   a.size - sizeof(mv))) {
+		dprintf(STDOUT_FILENO, "# program worker: %s wrote past its struct\n",
+			what);
+		return 31;
+	}
+	if (!(mv.flags & DPUSIM_STREAM_MOVE_DOWN)) {
+		up_apply(NULL, false, e, mv.offset, len, exp);
+		st_add(&ST->ws_up, 1);
+		return 0;
+	}
+	token_expect(e, exp, known);
+	e->cursor++;
+	st_add(&ST->ws_down, 1);
+	/* the bytes: at once, after WAIT, or never (the next move waits) */
+	if (async) {
+		if (chance(r, 40))
+			return 0;
+		a.arg = &(struct dpusim_worker_stream_wait){ .size = 8 };
+		a.size = 8;
+		a.sdef = 0;
+		err = ws_ioctl(w, DPUSIM_IOCTL_WORKER_STREAM_WAIT, &a);
+		if (err) {
+			dprintf(STDOUT_FILENO, "# program worker: WAIT after an async move: %s\n",
+				ename(err));
+			return 30;
+		}
+	}
+	for (at = 0, j = 0; j < nb; j++)
+		for (i = 0; i < mv.blocks[j].length; i++, at++)
+			if (known[at] && *ws_at(h, mv.blocks[j].offset + i) != exp[at]) {
+				dprintf(STDOUT_FILENO, "# program worker: %s (%s): byte %u of the token is %#x, the model says %#x\n",
+					what, fields, at,
+					*ws_at(h, mv.blocks[j].offset + i), exp[at]);
+				return 32;
+			}
+	st_add(&ST->ws_checked, 1);
+	return 0;
+}
+
+/* WORKER_STREAM_WAIT: 0 or the step failed. */
+static int ws_wait(int w, struct rng *r, const struct ps_held *h)
+{
+	struct dpusim_worker_stream_wait wt = { .size = sizeof(wt) };
+	struct ws_arg a;
+	eset must = {};
+	char what[64];
+	int err;
+
+	if (chance(r, 20)) {	/* bit 0 may be DPUSIM_STREAM_WAIT_KICK */
+		wt.flags = 2u << rn(r, 31);
+		es_add(&must, EINVAL);
+	}
+	ws_place(r, &wt, sizeof(wt),
+		 offsetofend(struct dpusim_worker_stream_wait, flags), &a);
+	err = ws_ioctl(w, DPUSIM_IOCTL_WORKER_STREAM_WAIT, &a);
+	snprintf(what, sizeof(what), "WORKER_STREAM_WAIT as DPU %d", h->dpu);
+	return ws_verdict(what, err, &a, &must, wt.flags ? "a flag" : "") ? 0 : 30;
+}
+
+/*
+ * Some worker stream calls as the DPU @dpu held (-1: none): 0 or the
+ * step that failed.  The held DPU's areas are mapped meanwhile.
+ */
+static int pw_streams(int w, struct rng *r, struct prog_streams *ps,
+		      int32_t dpu, uint32_t nr)
+{
+	struct ps_held h = { .dpu = dpu };
+	int i, nc, ret = 0;
+	uint32_t t;
+
+	if (!ps)
+		return 0;
+	nc = dpu >= 0 ? rn(r, 14) : rn(r, 3);
+	if (!nc)
+		return 0;
+	if (dpu >= 0) {
+		for (t = 0; t < ps->ntracked; t++)
+			h.tracked |= ps->tracked[t] == (uint32_t)dpu;
+		h.wram = mmap(NULL, PS_WRAM, PROT_READ | PROT_WRITE, MAP_SHARED, w,
+			      DPUSIM_MMAP_WRAM(dpu));
+		h.mram = mmap(NULL, PS_MRAM, PROT_READ | PROT_WRITE, MAP_SHARED, w,
+			      DPUSIM_MMAP_MRAM(dpu));
+		if (h.wram == MAP_FAILED || h.mram == MAP_FAILED)
+			return 33;
+	}
+	for (i = 0; i < nc && !ret; i++) {
+		switch (rn(r, 10)) {
+		case 0: case 1: case 2: case 3:
+			ret = ws_cmd(w, r, ps, &h, nr);
+			break;
+		case 4:
+			ret = ws_wait(w, r, &h);
+			break;
+		default:
+			ret = ws_move(w, r, ps, &h, nr);
+			break;
+		}
+	}
+	if (dpu >= 0) {
+		munmap((void *)h.wram, PS_WRAM);
+		munmap((void *)h.mram, PS_MRAM);
+	}
+	return ret;
 }
 
 /* ------------------------------------------------------------ the table */
@@ -3471,6 +5524,40 @@ static const struct fz_op fz_ops[NOPS] = {
 		.gen = gen_rank_mmap, .predict = predict_rank_mmap,
 		.commit = commit_nothing, .exec = exec_rank_mmap,
 	},
+	/* streams, of the rank */
+	{
+		.name = "STREAM_CREATE", .cmd = DPUSIM_IOCTL_STREAM_CREATE,
+		.size = sizeof(struct dpusim_stream_create),
+		.min_size = sizeof(struct dpusim_stream_create),	/* v1 */
+		.weight = 3,
+		.errnos = { COMMON_ERRNOS, ENOSPC, ENOMEM, 0 },
+		.gen = gen_stream_create, .predict = predict_stream_create,
+		.commit = commit_stream_create,
+	},
+#define STREAM_CMD_OP(_name, _w)					\
+	{								\
+		.name = "STREAM_" #_name, .cmd = DPUSIM_IOCTL_STREAM_##_name, \
+		.size = sizeof(struct dpusim_stream_cmd),		\
+		.min_size = sizeof(struct dpusim_stream_cmd),	/* v1 */ \
+		.weight = _w,						\
+		.errnos = { COMMON_ERRNOS, ENOENT, 0 },			\
+		.gen = gen_stream_cmd, .predict = predict_stream_cmd,	\
+		.commit = commit_stream_cmd,				\
+	}
+	STREAM_CMD_OP(OPEN, 4),
+	STREAM_CMD_OP(CLOSE, 3),
+	STREAM_CMD_OP(SEEK, 5),
+	{
+		/* DPUSIM_IOCTL_XFER with DPUSIM_XFER_STREAM: a token moved */
+		.name = "STREAM_XFER", .cmd = DPUSIM_IOCTL_XFER,
+		.size = sizeof(struct dpusim_xfer),
+		.min_size = offsetofend(struct dpusim_xfer, blocks),
+		.weight = 8,
+		.errnos = { COMMON_ERRNOS, EOVERFLOW, ENOMEM, ENOSPC, EAGAIN,
+			    ETIMEDOUT, ENOENT, ENODATA, 0 },
+		.gen = gen_stream_xfer, .predict = predict_xfer,
+		.commit = commit_stream_xfer,
+	},
 };
 
 /* ---------------------------------------------------------- the engine */
@@ -3529,8 +5616,14 @@ static void run_call(struct ctx *c, struct fz_call *k)
 		violation(c, k, "returned %ld", k->ret);
 		return;
 	}
-	/* A DPU-program session overlapped: its DPUs may have been RUNNING */
-	if (k->err == EBUSY && k->cmd == DPUSIM_IOCTL_XFER && session_overlapped(k))
+	/*
+	 * A DPU-program session overlapped: its DPUs may have been RUNNING,
+	 * and a host thread may not name them (a transfer) nor act as them
+	 * (a stream's core).
+	 */
+	if (k->err == EBUSY && session_overlapped(k) &&
+	    (k->cmd == DPUSIM_IOCTL_XFER || k->cmd == DPUSIM_IOCTL_STREAM_OPEN ||
+	     k->cmd == DPUSIM_IOCTL_STREAM_CLOSE || k->cmd == DPUSIM_IOCTL_STREAM_SEEK))
 		es_add(&k->may, EBUSY);
 	if (k->ret && !es_has(&allowed, k->err)) {
 		violation(c, k, "errno %s is not one the header allows for %s",
@@ -3650,7 +5743,7 @@ static int model_verify(struct ctx *c, const char *when)
 				break;
 			}
 	}
-	return bad;
+	return bad + streams_verify(c, when);
 }
 
 /* Every DPU's areas read zero (a rank just opened). */
@@ -3764,6 +5857,7 @@ FIXTURE_SETUP(fz)
 	ASSERT_EQ(0, ctx_init(&self->c, &self->m, self->fd, g_seed, "setup"));
 	/* a freshly opened rank reads zeros: the model starts there */
 	ASSERT_EQ(0, verify_all_zero(self->fd, &self->m, "open"));
+	ASSERT_EQ(0, streams_none(self->fd, 2, "open"));
 }
 
 FIXTURE_TEARDOWN(fz)
@@ -3806,6 +5900,134 @@ static void fixed_xfer(struct ctx *c, struct fz_call *k, uint32_t flags,
 	if (expect >= 0 && k->err != expect)
 		violation(c, k, "%s: expected %s", what, ename(expect));
 	msg("limits: %-44s -> %s (%.2f s)", what, ename(k->err), now() - t0);
+}
+
+/* One fixed call of the rank ioctl @cmd, its struct @fields, same oracle. */
+static void fixed_call(struct ctx *c, struct fz_call *k, unsigned long cmd,
+		       const void *fields, const char *what, int expect)
+{
+	const struct fz_op *op = NULL;
+	double t0 = now();
+	int i;
+
+	for (i = 0; i < NOPS && !op; i++)
+		if (fz_ops[i].cmd == cmd && !fz_ops[i].tm)
+			op = &fz_ops[i];
+	memset(k, 0, offsetof(struct fz_call, img));
+	k->op = op;
+	k->cmd = cmd;
+	k->size = op->size;
+	k->place = PL_RW;
+	k->arg = c->desc;
+	k->img_len = op->size;
+	memcpy(k->img, fields, op->size);
+	memcpy(c->desc, fields, op->size);
+	memcpy(&k->f, fields, op->size);
+	run_call(c, k);
+	if (expect >= 0 && k->err != expect)
+		violation(c, k, "%s: expected %s", what, ename(expect));
+	if (what[0])
+		msg("limits: %-44s -> %s (%.2f s)", what, ename(k->err), now() - t0);
+}
+
+static void fixed_create(struct ctx *c, struct fz_call *k, uint64_t size,
+			 uint32_t token, const void *data, const char *what,
+			 int expect)
+{
+	struct dpusim_stream_create s = {
+		.size = sizeof(s), .stream_size = size, .token_size = token,
+		.data = (uintptr_t)data,
+	};
+
+	fixed_call(c, k, DPUSIM_IOCTL_STREAM_CREATE, &s, what, expect);
+}
+
+static void fixed_scmd(struct ctx *c, struct fz_call *k, unsigned long cmd,
+		       uint32_t id, uint32_t core, int32_t delta,
+		       const char *what, int expect)
+{
+	struct dpusim_stream_cmd s = {
+		.size = sizeof(s), .id = id, .core = core, .delta = delta,
+	};
+
+	fixed_call(c, k, cmd, &s, what, expect);
+}
+
+/*
+ * Streams at their limits: DPUSIM_STREAM_MAX_TOKENS tokens and one more,
+ * DPUSIM_STREAM_MAX_BYTES and one more, DPUSIM_STREAM_MAX streams and one
+ * more; OPEN, SEEK and CLOSE at the ends of the largest stream.
+ */
+static void stream_limits(struct ctx *c, struct fz_call *k)
+{
+	uint64_t big = (uint64_t)DPUSIM_STREAM_MAX_TOKENS * DPUSIM_STREAM_MIN_TOKEN;
+	uint32_t last = c->m->nr_dpus - 1, id, i;
+	uint64_t t0;
+
+	fixed_create(c, k, big + 1, DPUSIM_STREAM_MIN_TOKEN, g_zero,
+		     "stream: MAX_TOKENS + 1 tokens", E2BIG);
+	fixed_create(c, k, big + 1, DPUSIM_STREAM_MIN_TOKEN, NULL,
+		     "stream: as many, empty (no limit of tokens)", 0);
+	fixed_create(c, k, big, DPUSIM_STREAM_MIN_TOKEN, g_zero,
+		     "stream: MAX_TOKENS tokens of 16 bytes", 0);
+	id = ((const struct dpusim_stream_create *)c->desc)->id;
+	if (!k->err) {
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_OPEN, id, last, 0,
+			   "stream: OPEN by the last core", 0);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_SEEK, id, last, INT_MAX,
+			   "stream: SEEK INT_MAX (the end)", 0);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_SEEK, id, last, -1,
+			   "stream: SEEK -1 (the last token)", 0);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_SEEK, id, last, INT_MIN,
+			   "stream: SEEK INT_MIN (the first token)", 0);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_SEEK, id, last,
+			   DPUSIM_STREAM_MAX_TOKENS - 1, "stream: SEEK to the last token", 0);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_OPEN, id, 0, 0,
+			   "stream: OPEN by another core", EBUSY);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_OPEN, id, last, 0,
+			   "stream: OPEN by the core that has it", EBUSY);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_SEEK, id, 0, 1,
+			   "stream: SEEK by another core", EINVAL);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_CLOSE, id, 0xffffffffu, 0,
+			   "stream: CLOSE by core ~0", EINVAL);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_CLOSE, id, last, 0,
+			   "stream: CLOSE by its core", 0);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_CLOSE, id, last, 0,
+			   "stream: CLOSE again", EINVAL);
+		fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_CLOSE, 0, 0xffffffffu, 0,
+			   "stream: CLOSE of a free stream by core ~0", EINVAL);
+	}
+	fixed_create(c, k, DPUSIM_STREAM_MAX_BYTES, DPUSIM_STREAM_MIN_TOKEN, NULL,
+		     "stream: empty of MAX_BYTES", 0);
+	fixed_create(c, k, DPUSIM_STREAM_MAX_BYTES + 1, 1u << 20, NULL,
+		     "stream: empty of MAX_BYTES + 1", EINVAL);
+	fixed_create(c, k, DPUSIM_STREAM_MAX_BYTES + 1, 1u << 20, g_zero,
+		     "stream: MAX_BYTES + 1 of data", EINVAL);
+	fixed_create(c, k, 100, DPUSIM_STREAM_MIN_TOKEN - 1, g_src,
+		     "stream: tokens of 15 bytes", EINVAL);
+	fixed_create(c, k, 0, DPUSIM_STREAM_MIN_TOKEN, g_src,
+		     "stream: 0 bytes", EINVAL);
+	t0 = c->m->nst;
+	for (i = c->m->nst; i < DPUSIM_STREAM_MAX; i++) {
+		fixed_create(c, k, 1 + i % 300, DPUSIM_STREAM_MIN_TOKEN + i % 7,
+			     i % 3 ? (const void *)(g_src + 64 * i) : NULL, "", 0);
+		if (k->err)
+			break;
+	}
+	msg("limits: streams %llu .. %u created", (unsigned long long)t0,
+	    c->m->nst - 1);
+	fixed_create(c, k, 64, DPUSIM_STREAM_MIN_TOKEN, g_src,
+		     "stream: one more than DPUSIM_STREAM_MAX", ENOSPC);
+	fixed_create(c, k, 64, DPUSIM_STREAM_MIN_TOKEN, NULL,
+		     "stream: one more than DPUSIM_STREAM_MAX, empty", ENOSPC);
+	fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_OPEN, DPUSIM_STREAM_MAX - 1, 1, 0,
+		   "stream: OPEN of the last one", 0);
+	fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_SEEK, DPUSIM_STREAM_MAX - 1, 1, 3,
+		   "stream: SEEK of the last one", 0);
+	fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_OPEN, DPUSIM_STREAM_MAX, 1, 0,
+		   "stream: OPEN of id DPUSIM_STREAM_MAX", ENOENT);
+	fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_CLOSE, DPUSIM_STREAM_MAX - 1, 1, 0,
+		   "stream: CLOSE of the last one", 0);
 }
 
 TEST_F_TIMEOUT(fz, limits, 900)
@@ -3964,6 +6186,8 @@ TEST_F_TIMEOUT(fz, limits, 900)
 			EXPECT_EQ(i >= 3 ? EINVAL : 0, errno) TH_LOG("timeout %u", tm[i]);
 		}
 	}
+	stream_limits(c, k);
+	c->nviol += model_verify(c, "limits end");
 	EXPECT_EQ(0, c->nviol);
 	free(k);
 	free(bv);
@@ -4198,6 +6422,7 @@ TEST_F_TIMEOUT(fz, fork_shared_fd, 60)
 		ASSERT_LE(0, pid);
 		if (!pid) {
 			c->rng.s ^= 0xc41dULL + iter;
+			c->sid = (1 << 24) | getpid();	/* the parent's streams are not its */
 			c->phase = "fork-child";
 			c->nviol = 0;
 			run_random(c, now() + dur, 0, NULL);
@@ -4240,13 +6465,149 @@ TEST_F_TIMEOUT(fz, close_race, 90)
 		self->m.fd = self->c.fd = self->fd;
 		/* closed: freed; queued work done before the open returned */
 		viol += verify_all_zero(self->fd, &self->m, "close race");
+		viol += streams_none(self->fd, 2, "close race");
 		memset(self->m.shadow, 0, NTRACK * self->m.per_dpu);
 		self->m.zero_ok = true;
+		ms_reset(&self->m);
 		iter++;
 	} while (now() < end);
 	msg("close race: %d rounds, %llu calls, reopen waited up to %.2f s",
 	    iter, (unsigned long long)calls, waited_max);
 	EXPECT_EQ(0, viol);
+}
+
+/*
+ * A STREAM_CREATE whose answer cannot be written back fails with EFAULT
+ * and creates nothing; the stream it had made must not be reachable
+ * meanwhile, by id, by another thread of the owner: neither opened nor
+ * mapped (DPUSIM_MMAP_STREAM).  A thread holds the rank's transfer lock
+ * most of the time (large synchronous FROM_DPU transfers of a DPU the
+ * model does not track, into a buffer of its own), which stretches
+ * whatever the create does between publishing the stream and taking it
+ * back; two threads try the next id all along.  A mapping that succeeds
+ * is never touched (its memory would be freed under it).
+ */
+struct sc_race {
+	int fd;
+	uint32_t id, dpu;
+	uint64_t mram;
+	volatile int stop;
+	uint64_t maps, opens, xfers, tries;
+};
+
+static void *sc_race_hog(void *arg)
+{
+	struct sc_race *r = arg;
+	size_t len = r->mram < (16UL << 20) ? r->mram : 16UL << 20;
+	uint8_t *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	struct dpusim_xfer_dpu d = { .dpu = r->dpu, .nr_blocks = 1 };
+	struct dpusim_block b = { (uintptr_t)buf, len };
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .flags = DPUSIM_XFER_FROM_DPU,
+		.offset = r->mram - len, .length = len, .nr_dpus = 1,
+		.nr_blocks = 1, .dpus = (uintptr_t)&d, .blocks = (uintptr_t)&b,
+	};
+
+	if (buf == MAP_FAILED)
+		return NULL;
+	while (!r->stop)
+		if (!ioctl(r->fd, DPUSIM_IOCTL_XFER, &x))
+			r->xfers++;
+	munmap(buf, len);
+	return NULL;
+}
+
+static void *sc_race_mapper(void *arg)
+{
+	struct sc_race *r = arg;
+	void *p;
+
+	while (!r->stop) {
+		p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, r->fd,
+			 DPUSIM_MMAP_STREAM(r->id));
+		r->tries++;
+		if (p != MAP_FAILED) {
+			r->maps++;
+			munmap(p, PAGE);
+		}
+	}
+	return NULL;
+}
+
+static void *sc_race_opener(void *arg)
+{
+	struct sc_race *r = arg;
+	uint32_t core = 0;
+
+	while (!r->stop) {
+		if (!raw_scmd(r->fd, DPUSIM_IOCTL_STREAM_OPEN, r->id, core, 0, NULL)) {
+			r->opens++;
+			raw_scmd(r->fd, DPUSIM_IOCTL_STREAM_CLOSE, r->id, core, 0, NULL);
+		}
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(fz, stream_create_race, 120)
+{
+	struct ctx *c = &self->c;
+	struct model *m = &self->m;
+	struct sc_race r = {
+		.fd = self->fd, .id = m->nst, .dpu = m->nr_dpus / 2 + 1,
+		.mram = m->mram,
+	};
+	double end = now() + (share(0.1) > 3 ? share(0.1) : 3);
+	struct dpusim_stream_create *s;
+	pthread_t t[3];
+	uint64_t n = 0, bad = 0;
+	int i;
+
+	c->phase = "create-race";
+	c->exact = true;
+	ASSERT_GT(DPUSIM_STREAM_MAX, r.id);
+	ASSERT_GT(0, track_idx(m, r.dpu));
+	/* the struct on a page of its own, read-only: EFAULT on the answer */
+	s = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	ASSERT_NE(MAP_FAILED, s);
+	*s = (struct dpusim_stream_create){
+		.size = sizeof(*s), .stream_size = 64UL << 10, .token_size = 64,
+	};
+	ASSERT_EQ(0, mprotect(s, PAGE, PROT_READ));
+	pthread_create(&t[0], NULL, sc_race_hog, &r);
+	pthread_create(&t[1], NULL, sc_race_mapper, &r);
+	pthread_create(&t[2], NULL, sc_race_opener, &r);
+	do {
+		errno = 0;
+		if (ioctl(self->fd, DPUSIM_IOCTL_STREAM_CREATE, s) != -1 ||
+		    errno != EFAULT) {
+			msg("VIOLATION [create-race] STREAM_CREATE with a read-only struct: %s",
+			    ename(errno));
+			bad++;
+			break;
+		}
+		n++;
+	} while (now() < end && !r.maps && !r.opens);
+	r.stop = 1;
+	for (i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	msg("create race: %llu creates failed (EFAULT) with %llu transfers holding the lock; stream %u (never created) mapped %llu times, opened %llu times in %llu tries",
+	    (unsigned long long)n, (unsigned long long)r.xfers, r.id,
+	    (unsigned long long)r.maps, (unsigned long long)r.opens,
+	    (unsigned long long)r.tries);
+	if (r.maps)
+		msg("VIOLATION [create-race] the stream of a failed STREAM_CREATE was mmap()ed: the mapping outlives it (its memory is freed under the mapping)");
+	if (r.opens)
+		msg("VIOLATION [create-race] the stream of a failed STREAM_CREATE was opened");
+	bad += r.maps + r.opens;
+	st_add(&ST->violations, bad);
+	munmap(s, PAGE);
+	/* nothing left of it */
+	bad = streams_verify(c, "create race");
+	EXPECT_EQ(0, r.maps);
+	EXPECT_EQ(0, r.opens);
+	EXPECT_EQ(0, bad);
 }
 
 TEST_F_TIMEOUT(fz, exit_race, 90)
@@ -4300,7 +6661,8 @@ TEST_F_TIMEOUT(fz, exit_race, 90)
 			waited_max = now() - t0;
 		ASSERT_EQ(0, model_init(&m3, 3, fd3));
 		bad += verify_all_zero(fd3, &m3, "exit race");
-		free(m3.shadow);
+		bad += streams_none(fd3, 3, "exit race");
+		model_fini(&m3);
 		close(fd3);
 		iter++;
 	} while (now() < end);
@@ -4539,7 +6901,7 @@ TEST_F(fz, summary)
 	    (unsigned long long)ST->op_calls[0], (unsigned long long)ST->op_calls[1],
 	    (unsigned long long)ST->op_calls[2], (unsigned long long)ST->op_calls[3],
 	    (unsigned long long)ST->helper_calls, (unsigned long long)ST->violations);
-	n = snprintf(line, sizeof(line), "fuzz: per TM and DPU-program op:");
+	n = snprintf(line, sizeof(line), "fuzz: per TM, DPU-program and stream op:");
 	for (e = 4; e < NOPS && n < sizeof(line); e++)
 		n += snprintf(line + n, sizeof(line) - n, " %s=%llu", fz_ops[e].name,
 			      (unsigned long long)ST->op_calls[e]);
@@ -4547,6 +6909,11 @@ TEST_F(fz, summary)
 	msg("fuzz: program workers' windows: %llu mapped, %llu claims compared with a plain mapping, %llu empty (SIGBUS) as they must be",
 	    (unsigned long long)ST->win_maps, (unsigned long long)ST->win_checks,
 	    (unsigned long long)ST->win_sigbus);
+	msg("fuzz: streams moved: STREAM_XFER %llu down, %llu up; program workers' WORKER_STREAM_* calls %llu (%llu succeeded): moves %llu down (%llu compared byte for byte), %llu up, %llu asynchronous",
+	    (unsigned long long)ST->xs_down, (unsigned long long)ST->xs_up,
+	    (unsigned long long)ST->ws_calls, (unsigned long long)ST->ws_ok,
+	    (unsigned long long)ST->ws_down, (unsigned long long)ST->ws_checked,
+	    (unsigned long long)ST->ws_up, (unsigned long long)ST->ws_async);
 	if (g_calls)
 		EXPECT_LE(g_calls, ST->calls);
 }
@@ -4558,6 +6925,7 @@ static int timeout_for(const char *name)
 		{ "munmap_race", 0.1, 0.1 }, { "fork_shared_fd", 0.1, 0 },
 		{ "close_race", 0.12, 0 }, { "exit_race", 0.08, 0 },
 		{ "random_final", 0.1, 1.0 }, { "tag_matching", 0.2, 0 },
+		{ "stream_create_race", 0.1, 0 },
 	};
 	size_t i;
 

@@ -13,6 +13,18 @@
  *          call changes nothing; the window is read back and compared
  *          every few calls; host destination buffers sit between guard
  *          bytes, and bytes no successful call named never change.
+ *          Streams: the ids created (in order), each one's shape, the
+ *          core that has it open and its cursor; every STREAM_* errno is
+ *          predicted from it and every success's out fields checked; the
+ *          streams are probed (OPEN or SEEK by 0) with the window.  Tokens
+ *          moved by the rank file (DPUSIM_XFER_STREAM, synchronous or not:
+ *          the errno expected in the kernel's order of checks, the bytes of
+ *          a move down in the host buffer, an empty stream's tokens written
+ *          up read back through its mapping) and, in the DPU program's
+ *          session, by the worker file (DPUSIM_IOCTL_WORKER_STREAM_OPEN,
+ *          _CLOSE, _SEEK, _MOVE and _WAIT as the DPU held and as none; a
+ *          move down writes the DPU's modelled windows, checked through a
+ *          mapping; a move up takes their bytes).
  *  race    several threads on one fd, one of them unmapping and mapping
  *          the pages the others' blocks point to; the fd shared with a
  *          forked child that is killed mid-call; an fd closed while calls
@@ -23,6 +35,7 @@
  * (default 20), DPUSIM_FUZZ_CALLS (if set: at least that many calls, no
  * time limit).  Prints the seed, the calls made and an errno histogram.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -43,6 +56,27 @@
 #define SRC_PAGES	17		/* > WIN_MRAM + the longest block */
 #define DST_PAGES	16
 #define MAX_FZ_BLOCKS	64
+/* read-only zeros for the data of a stream of too many tokens */
+#define ZERO_LEN	((uint64_t)DPUSIM_STREAM_MAX_TOKENS * 16 + 16 * PAGE)
+
+/*
+ * An empty stream's tokens the model follows, and how much of its memory
+ * (moves up are generated only while they fit).
+ */
+#define UP_TOKENS	32
+#define UP_BYTES	(2 * PAGE)
+
+/* A stream the exact phase created (ioctl_fuzz's model of it). */
+struct fstream {
+	bool down;
+	int32_t core;		/* the core that has it open, or -1 */
+	uint32_t cursor, nr_tokens, token_size;
+	uint32_t max_tokens;	/* empty: the tokens it has room for */
+	uint64_t size, mem_size;
+	const uint8_t *src;	/* made of data: the bytes (src, never changed) */
+	uint32_t up_sizes[UP_TOKENS];	/* empty: its tokens' sizes */
+	uint8_t *up;		/* empty: its first UP_BYTES (struct fz::upb) */
+};
 
 /* ------------------------------------------------------------ rng */
 
@@ -80,9 +114,15 @@ struct fz {
 	uint8_t *ro;		/* a read-only page */
 	uint8_t *hole;		/* an unmapped page (PROT_NONE after a mapped one) */
 	uint8_t *edge;		/* last 16 bytes of a page before the hole */
+	uint8_t *zero;		/* ZERO_LEN read-only (stream data), or NULL */
 	uint8_t mram[WIN_DPUS][WIN_MRAM];
 	uint8_t wram[WIN_DPUS][WIN_WRAM];
+	struct fstream st[DPUSIM_STREAM_MAX];	/* ids 0 .. nst - 1 */
+	uint8_t *upb;		/* UP_BYTES per stream id */
+	uint32_t nst;
 	uint64_t calls, ok, errs[160];
+	/* tokens moved: by the rank file (down, up), by worker files */
+	uint64_t xs_down, xs_up, ws_down, ws_up;
 	struct __test_metadata *md;
 };
 
@@ -97,6 +137,8 @@ struct desc {
 		struct dpusim_launch l;
 		struct dpusim_dpu_status st;
 		struct dpusim_worker_open wo;
+		struct dpusim_stream_create sc;
+		struct dpusim_stream_cmd scmd;
 		uint8_t raw[256];
 	} u;
 	struct dpusim_dpu_state states[WIN_DPUS];
@@ -112,13 +154,18 @@ struct desc {
 
 /* The errnos uapi/dpusim.h allows for each ioctl (0-terminated). */
 static const int allowed_xfer[] = { EFAULT, EINVAL, E2BIG, EOVERFLOW, ENOSPC,
-				    ENOMEM, EAGAIN, ETIMEDOUT, EINTR, EBUSY, 0 };
+				    ENOMEM, EAGAIN, ETIMEDOUT, EINTR, EBUSY,
+				    ENOENT, ENODATA, 0 };	/* the last two: streams */
 static const int allowed_launch[] = { EFAULT, EINVAL, E2BIG, EBUSY, ESRCH,
 				      ETIMEDOUT, EINTR, 0 };
 static const int allowed_status[] = { EFAULT, EINVAL, E2BIG, EINTR, 0 };
 static const int allowed_worker_open[] = { EFAULT, EINVAL, E2BIG, EMFILE,
 					   ENFILE, ENOMEM, 0 };
 static const int allowed_sync[] = { EFAULT, EINVAL, E2BIG, ETIMEDOUT, EINTR, 0 };
+static const int allowed_stream_create[] = { EFAULT, EINVAL, E2BIG, ENOSPC,
+					     ENOMEM, 0 };
+static const int allowed_stream_cmd[] = { EFAULT, EINVAL, E2BIG, ENOENT, EBUSY,
+					  EINTR, 0 };
 static const int allowed_info[] = { EFAULT, EINVAL, E2BIG, 0 };
 static const int allowed_unknown[] = { ENOTTY, EFAULT, EINVAL, E2BIG,
 				       EOVERFLOW, ENOSPC, ENOMEM, EAGAIN,
@@ -234,7 +281,8 @@ static void gen_xfer(struct fz *f, struct desc *d)
 
 	/* At most one defect whose errno the header fixes. */
 	switch (below(24)) {
-	case 0: x->flags |= 1U << (4 + below(28)); d->expect = EINVAL; break;
+	/* bit 4: DPUSIM_XFER_STREAM (in the works) */
+	case 0: x->flags |= 1U << (5 + below(27)); d->expect = EINVAL; break;
 	/* WRAM: 4-byte alignment (DPUSIM_WRAM_ALIGN), MRAM: 8 */
 	case 1: x->offset |= wram ? 2 : 4; d->expect = EINVAL; break;
 	case 2: if (len) { x->length |= wram ? 2 : 4; d->expect = EINVAL; } break;
@@ -440,6 +488,332 @@ static void gen_worker_open(struct fz *f, struct desc *d)
 	}
 }
 
+/* ------------------------------------------------ streams */
+
+/* The kernel's dpusim_stream_layout(): 0, EINVAL or E2BIG. */
+static int stream_layout(uint64_t size, uint32_t token, bool down,
+			 uint32_t *nr_tokens, uint64_t *mem_size)
+{
+	uint64_t n;
+
+	if (!size || size > DPUSIM_STREAM_MAX_BYTES ||
+	    token < DPUSIM_STREAM_MIN_TOKEN)
+		return EINVAL;
+	n = (size + token - 1) / token;
+	if (down) {
+		if (n > DPUSIM_STREAM_MAX_TOKENS)
+			return E2BIG;
+		*nr_tokens = n;
+	} else {
+		*nr_tokens = 0;
+		n = (size + 7) / 8;
+		if (n > DPUSIM_STREAM_MAX_TOKENS)
+			n = DPUSIM_STREAM_MAX_TOKENS;
+	}
+	*mem_size = size + (n + 1) * DPUSIM_STREAM_HEADER;
+	return 0;
+}
+
+/* Offset of the header of token @i of @s (0 .. nr_tokens). */
+static uint64_t fs_offset(const struct fstream *s, uint32_t i)
+{
+	uint64_t off = 0;
+	uint32_t j;
+
+	if (!s->down) {		/* the tokens written, one after the other */
+		for (j = 0; j < i && j < s->nr_tokens; j++)
+			off += DPUSIM_STREAM_HEADER + s->up_sizes[j];
+		return off;
+	}
+	if (i < s->nr_tokens)
+		return (uint64_t)i * (s->token_size + DPUSIM_STREAM_HEADER);
+	return s->size + (uint64_t)i * DPUSIM_STREAM_HEADER;
+}
+
+/* Size of token @i of @s (0 at the end). */
+static uint32_t fs_token(const struct fstream *s, uint32_t i)
+{
+	if (i >= s->nr_tokens)
+		return 0;
+	if (!s->down)
+		return s->up_sizes[i];
+	if (i + 1 < s->nr_tokens)
+		return s->token_size;
+	return s->size - (uint64_t)(s->nr_tokens - 1) * s->token_size;
+}
+
+/*
+ * The token at the cursor of @s and the header after it, as a move down
+ * gives them, into @out (at most UP_BYTES or a token of data + 8).
+ */
+static void fs_expect(const struct fstream *s, uint8_t *out)
+{
+	uint32_t cur = s->cursor, size = fs_token(s, cur);
+	uint32_t h[2] = { size, fs_token(s, cur + 1) };
+
+	if (!s->down) {
+		memcpy(out, s->up + fs_offset(s, cur) + DPUSIM_STREAM_HEADER,
+		       size + DPUSIM_STREAM_HEADER);
+		return;
+	}
+	memcpy(out, s->src + (uint64_t)cur * s->token_size, size);
+	memcpy(out + size, h, sizeof(h));
+}
+
+/* A move up of @len bytes (@src) at the cursor of @s: the model takes it. */
+static void fs_up(struct fstream *s, uint64_t off, uint64_t len,
+		  const uint8_t *src)
+{
+	memcpy(s->up + off, src, len);
+	s->up_sizes[s->cursor] = len - 2 * DPUSIM_STREAM_HEADER;
+	s->nr_tokens = s->cursor + 1;
+	s->cursor++;
+}
+
+/*
+ * DPUSIM_IOCTL_STREAM_CREATE: data from src (or an empty stream), at most
+ * one defect.  The exact phase knows how many streams exist: the next one
+ * gets id nst, none past DPUSIM_STREAM_MAX (ENOSPC).
+ */
+static void gen_stream_create(struct fz *f, struct desc *d)
+{
+	struct dpusim_stream_create *c = &d->u.sc;
+	bool down = chance(70);
+
+	d->cmd = DPUSIM_IOCTL_STREAM_CREATE;
+	d->size = sizeof(*c);
+	d->exact = true;
+	*c = (struct dpusim_stream_create){
+		.size = sizeof(*c),
+		.stream_size = 1 + below(down ? SRC_PAGES * PAGE :
+					 chance(90) ? 1 << 16 : 1 << 24),
+		.token_size = DPUSIM_STREAM_MIN_TOKEN + below(chance(50) ? 64 : 8192),
+	};
+	if (down)
+		c->data = (uintptr_t)f->src + below(SRC_PAGES * PAGE - c->stream_size + 1);
+	if (chance(10)) {	/* out fields: garbage in */
+		c->id = rnd();
+		c->nr_tokens = rnd();
+		c->mem_size = rnd();
+	}
+	d->expect = f->nst >= DPUSIM_STREAM_MAX ? ENOSPC : 0;
+	switch (below(14)) {
+	case 0: c->flags = 1U << below(32); d->expect = EINVAL; break;
+	case 1: c->__reserved = 1 + below(1000); d->expect = EINVAL; break;
+	case 2: c->token_size = below(DPUSIM_STREAM_MIN_TOKEN); d->expect = EINVAL; break;
+	case 3: c->stream_size = 0; d->expect = EINVAL; break;
+	case 4: c->stream_size = DPUSIM_STREAM_MAX_BYTES + 1 + below(1 << 20);
+		d->expect = EINVAL; break;
+	case 5: /* too many tokens (of readable data) */
+		if (f->zero) {
+			c->token_size = DPUSIM_STREAM_MIN_TOKEN;
+			c->stream_size = (uint64_t)DPUSIM_STREAM_MAX_TOKENS * 16 + 1 +
+					 below(16 * PAGE);
+			c->data = (uintptr_t)f->zero;
+			d->expect = E2BIG;
+		}
+		break;
+	case 6: if (down) {	/* data running into the hole */
+			c->stream_size = PAGE + below(4 * PAGE);
+			c->data = (uintptr_t)f->hole - PAGE;
+			d->expect = EFAULT;
+		}
+		break;
+	case 7: if (down) { c->data = chance(50) ? (uintptr_t)f->hole : 8; d->expect = EFAULT; }
+		break;
+	case 8: d->size = below(sizeof(*c)); c->size = d->size; d->expect = EINVAL; break;
+	case 9: d->size = sizeof(*c) + 8; c->size = d->size;
+		d->u.raw[sizeof(*c) + below(8)] = 1; d->expect = E2BIG; break;
+	case 10: d->use_argp = true; d->argp = (uintptr_t)f->hole; d->expect = EFAULT; break;
+	default: break;
+	}
+}
+
+/*
+ * OPEN, CLOSE, SEEK: mostly a stream the exact phase created, by the core
+ * that has it open or another; at most one defect.
+ */
+static void gen_stream_cmd(struct fz *f, struct desc *d, unsigned long cmd)
+{
+	struct dpusim_stream_cmd *c = &d->u.scmd;
+	const struct fstream *s = NULL;
+	uint32_t n = f->info.nr_dpus;
+
+	d->cmd = cmd;
+	d->size = sizeof(*c);
+	d->exact = true;
+	*c = (struct dpusim_stream_cmd){ .size = sizeof(*c), .core = below(n) };
+	if (f->nst && chance(85)) {
+		c->id = below(f->nst);
+		s = &f->st[c->id];
+		if (s->core >= 0 && chance(cmd == DPUSIM_IOCTL_STREAM_OPEN ? 20 : 85))
+			c->core = s->core;
+	} else {
+		c->id = f->nst + below(chance(50) ? 8 : UINT32_MAX - f->nst);
+	}
+	if (cmd == DPUSIM_IOCTL_STREAM_SEEK)
+		c->delta = chance(10) ? (chance(50) ? INT_MIN : INT_MAX) :
+			   (int32_t)below(2 * (s ? s->nr_tokens : 4) + 5) -
+			   (int32_t)(s ? s->nr_tokens : 4) - 2;
+	if (!s)
+		d->expect = ENOENT;
+	else if (cmd == DPUSIM_IOCTL_STREAM_OPEN)
+		d->expect = s->core >= 0 ? EBUSY : 0;
+	else
+		d->expect = s->core == (int32_t)c->core ? 0 : EINVAL;
+	switch (below(12)) {
+	case 0: c->flags = 1U << below(32); d->expect = EINVAL; break;
+	case 1: c->core = n + below(1000); d->expect = EINVAL; break;
+	case 2: c->core = UINT32_MAX; d->expect = EINVAL; break;
+	case 3: if (cmd != DPUSIM_IOCTL_STREAM_SEEK) {
+			c->delta = chance(50) ? 1 + below(100) : INT_MIN;
+			d->expect = EINVAL;
+		}
+		break;
+	case 4: d->size = below(sizeof(*c)); c->size = d->size; d->expect = EINVAL; break;
+	case 5: d->size = sizeof(*c) + 8; c->size = d->size;
+		d->u.raw[sizeof(*c) + below(8)] = 1; d->expect = E2BIG; break;
+	case 6: d->use_argp = true; d->argp = chance(50) ? 0 : (uintptr_t)f->hole;
+		d->expect = EFAULT; break;
+	case 7: c->cursor = rnd(); c->token = rnd(); c->nr_tokens = rnd();
+		c->mem_size = rnd(); c->offset = rnd(); c->token_size = rnd();
+		c->prev = rnd(); break;	/* out fields: ignored */
+	default: break;
+	}
+}
+
+static void gen_stream_open(struct fz *f, struct desc *d)
+{
+	gen_stream_cmd(f, d, DPUSIM_IOCTL_STREAM_OPEN);
+}
+
+static void gen_stream_close(struct fz *f, struct desc *d)
+{
+	gen_stream_cmd(f, d, DPUSIM_IOCTL_STREAM_CLOSE);
+}
+
+static void gen_stream_seek(struct fz *f, struct desc *d)
+{
+	gen_stream_cmd(f, d, DPUSIM_IOCTL_STREAM_SEEK);
+}
+
+static bool is_stream_cmd(unsigned long cmd)
+{
+	return cmd == DPUSIM_IOCTL_STREAM_CREATE || cmd == DPUSIM_IOCTL_STREAM_OPEN ||
+	       cmd == DPUSIM_IOCTL_STREAM_CLOSE || cmd == DPUSIM_IOCTL_STREAM_SEEK;
+}
+
+/* A successful STREAM_* call of the exact phase: check it, model it. */
+static bool stream_apply(struct fz *f, const struct desc *d)
+{
+	if (d->cmd == DPUSIM_IOCTL_STREAM_CREATE) {
+		const struct dpusim_stream_create *c = &d->u.sc;
+		struct fstream *s;
+		uint32_t nt = 0;
+		uint64_t ms = 0;
+
+		stream_layout(c->stream_size, c->token_size, c->data, &nt, &ms);
+		if (c->id != f->nst || c->nr_tokens != nt || c->mem_size != ms ||
+		    c->size != sizeof(*c) || f->nst >= DPUSIM_STREAM_MAX) {
+			fprintf(stderr, "fuzz: STREAM_CREATE gave id %u nr_tokens %u mem_size %llu size %u, want %u %u %llu %zu\n",
+				c->id, c->nr_tokens, (unsigned long long)c->mem_size,
+				c->size, f->nst, nt, (unsigned long long)ms, sizeof(*c));
+			return false;
+		}
+		s = &f->st[f->nst++];
+		*s = (struct fstream){
+			.down = c->data, .core = -1, .nr_tokens = nt,
+			.token_size = c->token_size, .size = c->stream_size,
+			.mem_size = ms, .src = (const uint8_t *)(uintptr_t)c->data,
+			.max_tokens = c->data ? 0 : c->stream_size / 8 < DPUSIM_STREAM_MAX_TOKENS ?
+				      c->stream_size / 8 : DPUSIM_STREAM_MAX_TOKENS,
+			.up = c->data ? NULL : f->upb + (uint64_t)(f->nst - 1) * UP_BYTES,
+		};
+		if (s->up)
+			memset(s->up, 0, UP_BYTES);
+		return true;
+	} else {
+		const struct dpusim_stream_cmd *c = &d->u.scmd;
+		struct fstream *s = &f->st[c->id];
+		int64_t cur;
+
+		switch (d->cmd) {
+		case DPUSIM_IOCTL_STREAM_OPEN:
+			s->core = c->core;
+			s->cursor = 0;
+			break;
+		case DPUSIM_IOCTL_STREAM_CLOSE:
+			s->core = -1;
+			break;
+		default:
+			cur = (int64_t)s->cursor + c->delta;
+			s->cursor = cur < 0 ? 0 : cur > s->nr_tokens ? s->nr_tokens : cur;
+			break;
+		}
+		if (c->size != sizeof(*c) || c->cursor != s->cursor ||
+		    c->token != fs_token(s, s->cursor) || c->nr_tokens != s->nr_tokens ||
+		    c->mem_size != s->mem_size || c->offset != fs_offset(s, s->cursor) ||
+		    c->token_size != s->token_size ||
+		    c->prev != (s->cursor ? fs_token(s, s->cursor - 1) : 0)) {
+			fprintf(stderr, "fuzz: stream %u: cursor %u token %u nr_tokens %u mem_size %llu offset %llu token_size %u prev %u, want %u %u %u %llu %llu %u %u\n",
+				c->id, c->cursor, c->token, c->nr_tokens,
+				(unsigned long long)c->mem_size,
+				(unsigned long long)c->offset, c->token_size, c->prev,
+				s->cursor, fs_token(s, s->cursor), s->nr_tokens,
+				(unsigned long long)s->mem_size,
+				(unsigned long long)fs_offset(s, s->cursor), s->token_size,
+				s->cursor ? fs_token(s, s->cursor - 1) : 0);
+			return false;
+		}
+		return true;
+	}
+}
+
+static bool check_up_bytes(struct fz *f, uint32_t id);
+
+/* Every stream as modelled (a free one opens, a held one seeks by 0). */
+static bool check_streams(struct fz *f)
+{
+	struct dpusim_stream_cmd c;
+	uint32_t id;
+	int r;
+
+	for (id = 0; id <= f->nst && id < DPUSIM_STREAM_MAX; id++) {
+		const struct fstream *s = &f->st[id];
+
+		c = (struct dpusim_stream_cmd){ .size = sizeof(c), .id = id,
+						.core = id < f->nst && s->core >= 0 ? s->core : 0 };
+		r = ioctl(f->fd, id < f->nst && s->core >= 0 ? DPUSIM_IOCTL_STREAM_SEEK :
+			  DPUSIM_IOCTL_STREAM_OPEN, &c) ? errno : 0;
+		if (id == f->nst) {
+			if (r != ENOENT) {
+				fprintf(stderr, "fuzz: stream %u (never created): %s\n", id,
+					strerror(r));
+				return false;
+			}
+			break;
+		}
+		if (r || (s->core >= 0 && c.cursor != s->cursor) ||
+		    c.nr_tokens != s->nr_tokens || c.mem_size != s->mem_size) {
+			fprintf(stderr, "fuzz: stream %u (core %d cursor %u): %s, cursor %u\n",
+				id, s->core, s->cursor, strerror(r), c.cursor);
+			return false;
+		}
+		if (s->core < 0) {
+			f->st[id].cursor = 0;
+			if (ioctl(f->fd, DPUSIM_IOCTL_STREAM_CLOSE, &c)) {
+				fprintf(stderr, "fuzz: stream %u: CLOSE after OPEN: %s\n", id,
+					strerror(errno));
+				return false;
+			}
+		}
+		/* an empty stream's tokens: their bytes */
+		if (!s->down && s->nr_tokens && !check_up_bytes(f, id))
+			return false;
+	}
+	return true;
+}
+
 /* A successful WORKER_OPEN returned a file: close it at once. */
 static void close_worker(struct desc *d, int err)
 {
@@ -451,15 +825,258 @@ static void close_worker(struct desc *d, int err)
 static void gen_unknown(struct fz *f, struct desc *d)
 {
 	(void)f;
-	d->cmd = chance(50) ? _IO(DPUSIM_TYPE, DPUSIM_CMD_BASE + 6 + below(100)) :
+	d->cmd = chance(50) ? _IO(DPUSIM_TYPE, DPUSIM_CMD_STREAM_SEEK + 1 + below(100)) :
 			      (uint32_t)rnd();
 	d->size = sizeof(uint32_t);
 	d->u.i.size = 8;
 	d->exact = true;
 	d->expect = ENOTTY;
 	if ((d->cmd & 0xffff) >= ((DPUSIM_TYPE << 8) | DPUSIM_CMD_BASE) &&
-	    (d->cmd & 0xffff) <= ((DPUSIM_TYPE << 8) | (DPUSIM_CMD_BASE + 5)))
+	    (d->cmd & 0xffff) <= ((DPUSIM_TYPE << 8) | DPUSIM_CMD_STREAM_SEEK))
 		d->expect = -1;	/* a random number that is one of ours */
+}
+
+/* ------------------------------------------------ DPUSIM_XFER_STREAM */
+
+/*
+ * A stream of the exact phase, mostly (when there is one) one that @core
+ * has open (-1: one some core has open, -2: one nobody has open); NULL
+ * with *@id an id no stream has, now and then.
+ */
+static struct fstream *fs_pick(struct fz *f, int32_t core, uint32_t *id)
+{
+	uint32_t cand[DPUSIM_STREAM_MAX], nc = 0, i;
+
+	if (!f->nst || chance(10)) {
+		*id = f->nst + below(chance(50) ? 8 : UINT32_MAX - f->nst);
+		return NULL;
+	}
+	for (i = 0; i < f->nst; i++)
+		if (core == -1 ? f->st[i].core >= 0 :
+		    f->st[i].core == (core == -2 ? -1 : core))
+			cand[nc++] = i;
+	*id = nc && chance(70) ? cand[below(nc)] : below(f->nst);
+	return &f->st[*id];
+}
+
+/*
+ * The errno the header fixes for a DPUSIM_XFER_STREAM transfer of the
+ * exact phase, in the kernel's order of checks (the header, the lists,
+ * the DPU's blocks, the stream's state under the lock, the pinning); 0:
+ * it moves.  -1: not fixed.
+ */
+static int stream_xfer_expect(const struct fz *f, const struct desc *d)
+{
+	const struct dpusim_xfer *x = &d->u.x;
+	const struct fstream *s = x->stream < f->nst ? &f->st[x->stream] : NULL;
+	bool from = x->flags & DPUSIM_XFER_FROM_DPU;
+	uint64_t end, sum = 0, n, used, a;
+	uint32_t i;
+
+	if (d->use_argp)
+		return EFAULT;
+	if (d->size < offsetofend(struct dpusim_xfer, blocks))
+		return EINVAL;
+	for (i = sizeof(*x); i < d->size; i++)
+		if (d->u.raw[i])
+			return E2BIG;
+	if (x->flags & ~0x1fu || x->__reserved)
+		return EINVAL;
+	if (!s)
+		return ENOENT;
+	if (x->flags & (DPUSIM_XFER_WRAM | DPUSIM_XFER_NO_LENGTH_CHECK) ||
+	    x->nr_dpus != 1)
+		return EINVAL;
+	if (__builtin_add_overflow(x->offset, x->length, &end) || end > s->mem_size)
+		return EOVERFLOW;
+	if (x->dpus != (uintptr_t)d->dpus || x->blocks != (uintptr_t)d->blocks)
+		return EFAULT;
+	if (d->dpus[0].dpu >= f->info.nr_dpus ||
+	    d->dpus[0].nr_blocks > x->nr_blocks)
+		return EINVAL;
+	for (i = 0; i < d->dpus[0].nr_blocks; i++) {
+		if (__builtin_add_overflow(d->blocks[i].addr, d->blocks[i].length, &end))
+			return EFAULT;
+		sum += d->blocks[i].length;
+	}
+	if (sum != x->length || d->dpus[0].nr_blocks != x->nr_blocks)
+		return EINVAL;
+	/* under the lock: the stream as the core names it */
+	if (s->core != (int32_t)d->dpus[0].dpu)
+		return EINVAL;
+	if (from) {
+		if (s->cursor == s->nr_tokens)
+			return ENODATA;
+		if (x->offset != fs_offset(s, s->cursor) + DPUSIM_STREAM_HEADER ||
+		    x->length != (uint64_t)fs_token(s, s->cursor) + DPUSIM_STREAM_HEADER)
+			return EINVAL;
+	} else {
+		if (s->down || x->offset != fs_offset(s, s->cursor) ||
+		    x->length < 3 * DPUSIM_STREAM_HEADER || x->length % 8)
+			return EINVAL;
+		n = x->length - 2 * DPUSIM_STREAM_HEADER;
+		used = x->offset - (uint64_t)s->cursor * DPUSIM_STREAM_HEADER;
+		if (s->cursor >= s->max_tokens || used + n > s->size)
+			return ENOSPC;
+	}
+	/* the pinning: the hole, and (to be written) the read-only page */
+	for (i = 0; i < x->nr_blocks; i++) {
+		a = d->blocks[i].addr;
+		if (!d->blocks[i].length)
+			continue;
+		if ((a < (uintptr_t)f->hole + 2 * PAGE &&
+		     a + d->blocks[i].length > (uintptr_t)f->hole) ||
+		    (from && a < (uintptr_t)f->ro + PAGE &&
+		     a + d->blocks[i].length > (uintptr_t)f->ro))
+			return EFAULT;
+	}
+	return 0;
+}
+
+/*
+ * DPUSIM_IOCTL_XFER with DPUSIM_XFER_STREAM: mostly a token of a stream
+ * of the exact phase, moved by the core that has it open, at its cursor
+ * (down into dst between guard bytes, up from src; synchronous or not),
+ * else a stream not open, at its end, past its capacity, or none; at
+ * most one defect.
+ */
+static void gen_stream_xfer(struct fz *f, struct desc *d)
+{
+	struct dpusim_xfer *x = &d->u.x;
+	uint32_t nb = 1 + below(3), i, id, nr = f->info.nr_dpus;
+	uint64_t left, cut, dpos = 8 + 8 * below(64), n;
+	struct fstream *s = NULL;
+	bool from;
+
+	d->cmd = DPUSIM_IOCTL_XFER;
+	d->size = sizeof(*x);
+	d->exact = true;
+	s = fs_pick(f, -1, &id);
+	*x = (struct dpusim_xfer){
+		.size = sizeof(*x), .flags = DPUSIM_XFER_STREAM, .nr_dpus = 1,
+		.nr_blocks = nb, .dpus = (uintptr_t)d->dpus,
+		.blocks = (uintptr_t)d->blocks, .stream = id,
+	};
+	d->dpus[0] = (struct dpusim_xfer_dpu){
+		.dpu = s && s->core >= 0 && chance(90) ? (uint32_t)s->core : below(nr),
+		.nr_blocks = nb,
+	};
+	from = !s || s->down || chance(35);
+	if (!from) {
+		n = 8 * (1 + below(16));
+		x->offset = fs_offset(s, s->cursor);
+		x->length = n + 2 * DPUSIM_STREAM_HEADER;
+		if (s->cursor >= UP_TOKENS || x->offset + x->length > UP_BYTES)
+			from = true;	/* the model could not follow it */
+	}
+	if (from) {
+		x->flags |= DPUSIM_XFER_FROM_DPU;
+		x->offset = s ? fs_offset(s, s->cursor) + DPUSIM_STREAM_HEADER :
+			    8 * below(16);
+		x->length = s ? fs_token(s, s->cursor) + DPUSIM_STREAM_HEADER :
+			    8 + 8 * below(8);
+		if (s && s->down && chance(5)) {	/* up, on data: EINVAL */
+			x->flags &= ~DPUSIM_XFER_FROM_DPU;
+			x->offset -= DPUSIM_STREAM_HEADER;
+			x->length = 24;
+		}
+	}
+	if (chance(20))
+		x->flags |= DPUSIM_XFER_ASYNC;
+	left = x->length;
+	for (i = 0; i < nb; i++) {
+		struct dpusim_block *b = &d->blocks[i];
+
+		cut = i + 1 == nb ? left : below(left + 1);
+		left -= cut;
+		b->length = cut;
+		if (!(x->flags & DPUSIM_XFER_FROM_DPU)) {
+			b->addr = (uintptr_t)f->src + below(SRC_PAGES * PAGE - cut + 1);
+		} else if (dpos + cut + 8 <= DST_PAGES * PAGE) {
+			b->addr = (uintptr_t)f->dst + dpos;	/* guards between */
+			dpos += cut + 8 + 8 * below(3);
+		} else {
+			b->addr = (uintptr_t)f->ro;		/* EFAULT */
+		}
+	}
+	/* at most one defect (a third of the time); the errno follows */
+	switch (below(54)) {
+	case 0: x->flags |= 1U << (5 + below(27)); break;
+	case 1: x->__reserved = 1 + below(1000); break;
+	case 2: x->flags |= DPUSIM_XFER_WRAM; break;
+	case 3: x->flags |= DPUSIM_XFER_NO_LENGTH_CHECK; break;
+	case 4:
+		x->nr_dpus = 2;
+		d->dpus[1] = (struct dpusim_xfer_dpu){ .dpu = (d->dpus[0].dpu + 1) % nr };
+		break;
+	case 5: x->nr_dpus = 0; break;
+	case 6: x->offset += chance(50) ? 8 : 1; break;
+	case 7: x->offset = s ? s->mem_size - below(8) : UINT64_MAX - 7; break;
+	case 8: d->dpus[0].dpu = (d->dpus[0].dpu + 1 + below(nr - 1)) % nr; break;
+	case 9: d->dpus[0].dpu = nr + below(1000); break;
+	case 10: d->blocks[nb - 1].length += 8; break;
+	case 11: d->dpus[0].nr_blocks = nb - 1; break;
+	case 12: x->dpus = chance(50) ? 0 : (uintptr_t)f->hole; break;
+	case 13: x->blocks = (uintptr_t)f->hole; break;
+	case 14:
+		if (d->blocks[0].length)
+			d->blocks[0].addr = (uintptr_t)f->hole + below(PAGE);
+		break;
+	case 15: d->size = below(offsetofend(struct dpusim_xfer, blocks)); x->size = d->size; break;
+	case 16: d->size = sizeof(*x) + 8; x->size = d->size;
+		d->u.raw[sizeof(*x) + below(8)] = 1; break;
+	case 17: d->use_argp = true; d->argp = (uintptr_t)f->hole; break;
+	default: break;
+	}
+	d->expect = stream_xfer_expect(f, d);
+}
+
+/* A successful move of the exact phase: the model follows it. */
+static void apply_stream_xfer(struct fz *f, const struct desc *d)
+{
+	static uint8_t buf[UP_BYTES + SRC_PAGES * PAGE];
+	const struct dpusim_xfer *x = &d->u.x;
+	struct fstream *s = &f->st[x->stream];
+	uint64_t at = 0;
+	uint32_t i;
+
+	if (x->flags & DPUSIM_XFER_FROM_DPU) {
+		fs_expect(s, buf);
+		f->xs_down++;
+		for (i = 0; i < x->nr_blocks; at += d->blocks[i++].length)
+			if (d->blocks[i].length)
+				memcpy(f->dst_shadow +
+				       (d->blocks[i].addr - (uintptr_t)f->dst),
+				       buf + at, d->blocks[i].length);
+		s->cursor++;
+		return;
+	}
+	for (i = 0; i < x->nr_blocks; at += d->blocks[i++].length)
+		memcpy(buf + at, (const void *)(uintptr_t)d->blocks[i].addr,
+		       d->blocks[i].length);
+	fs_up(s, x->offset, x->length, buf);
+	f->xs_up++;
+}
+
+/* An empty stream's tokens read through a mapping: as modelled? */
+static bool check_up_bytes(struct fz *f, uint32_t id)
+{
+	const struct fstream *s = &f->st[id];
+	uint64_t len = fs_offset(s, s->nr_tokens) + DPUSIM_STREAM_HEADER;
+	const uint8_t *p = mmap(NULL, PAGE * ((len + PAGE - 1) / PAGE), PROT_READ,
+				MAP_SHARED, f->fd, DPUSIM_MMAP_STREAM(id));
+	bool ok;
+
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "fuzz: mmap of stream %u: %s\n", id, strerror(errno));
+		return false;
+	}
+	ok = !memcmp(p, s->up, len);
+	if (!ok)
+		fprintf(stderr, "fuzz: stream %u (%u tokens written): its bytes differ from the model\n",
+			id, s->nr_tokens);
+	munmap((void *)p, PAGE * ((len + PAGE - 1) / PAGE));
+	return ok;
 }
 
 /* ------------------------------------------------ /dev/dpusim/tm */
@@ -892,12 +1509,14 @@ static void gen_tm_unknown(struct fz *f, struct desc *d)
 {
 	static const unsigned long rank_cmds[] = {
 		DPUSIM_IOCTL_RANK_INFO, DPUSIM_IOCTL_XFER, DPUSIM_IOCTL_SYNC,
+		DPUSIM_IOCTL_STREAM_CREATE, DPUSIM_IOCTL_STREAM_OPEN,
+		DPUSIM_IOCTL_STREAM_CLOSE, DPUSIM_IOCTL_STREAM_SEEK,
 	};
 
 	(void)f;
 	tm_begin(d, 0, 16);
 	switch (below(3)) {
-	case 0: d->cmd = rank_cmds[below(3)]; break;
+	case 0: d->cmd = rank_cmds[below(ARRAY_SIZE(rank_cmds))]; break;
 	case 1: d->cmd = _IO(DPUSIM_TYPE, DPUSIM_CMD_TM_POST_SEND + 1 + below(40)); break;
 	default: d->cmd = _IOWR(DPUSIM_TYPE, DPUSIM_CMD_TM_QUERY + below(13), 16); break;
 	}
@@ -996,6 +1615,11 @@ static const struct op ops[] = {
 	{ "launch", gen_launch, NULL },
 	{ "dpu-status", gen_status, NULL },
 	{ "worker-open", gen_worker_open, NULL },
+	{ "stream-create", gen_stream_create, NULL },
+	{ "stream-open", gen_stream_open, NULL },
+	{ "stream-close", gen_stream_close, NULL },
+	{ "stream-seek", gen_stream_seek, NULL },
+	{ "stream-xfer", gen_stream_xfer, apply_stream_xfer },
 	{ "unknown", gen_unknown, NULL },
 	/* /dev/dpusim/tm, from NR_RANK_OPS on */
 	{ "tm-query", gen_tm_query, NULL, DPUSIM_IOCTL_TM_QUERY },
@@ -1014,7 +1638,7 @@ static const struct op ops[] = {
 	{ "tm-unknown", gen_tm_unknown, NULL, 0 },
 };
 
-#define NR_RANK_OPS	8
+#define NR_RANK_OPS	13
 
 /* Is @err one the header allows for ioctl @cmd? */
 static bool allowed(unsigned long cmd, int err)
@@ -1028,6 +1652,10 @@ static bool allowed(unsigned long cmd, int err)
 	case DPUSIM_IOCTL_LAUNCH: e = allowed_launch; break;
 	case DPUSIM_IOCTL_DPU_STATUS: e = allowed_status; break;
 	case DPUSIM_IOCTL_WORKER_OPEN: e = allowed_worker_open; break;
+	case DPUSIM_IOCTL_STREAM_CREATE: e = allowed_stream_create; break;
+	case DPUSIM_IOCTL_STREAM_OPEN:
+	case DPUSIM_IOCTL_STREAM_CLOSE:
+	case DPUSIM_IOCTL_STREAM_SEEK: e = allowed_stream_cmd; break;
 	default: e = allowed_unknown; break;
 	}
 	for (; *e; e++)
@@ -1082,7 +1710,7 @@ static bool check_window(struct fz *f)
 		fprintf(stderr, "fuzz: host memory changed that no successful call named\n");
 		return false;
 	}
-	return true;
+	return check_streams(f);
 }
 
 static void reopen(struct __test_metadata *_metadata, struct fz *f)
@@ -1094,6 +1722,7 @@ static void reopen(struct __test_metadata *_metadata, struct fz *f)
 	memset(f->mram, 0, sizeof(f->mram));
 	memset(f->wram, 0, sizeof(f->wram));
 	memcpy(f->dst_shadow, f->dst, DST_PAGES * PAGE);
+	f->nst = 0;	/* the streams went with the ownership */
 }
 
 enum verdict { CALL_OK, CALL_RESYNC, CALL_BAD };
@@ -1128,6 +1757,8 @@ static enum verdict exact_call(struct fz *f)
 			d.cmd == DPUSIM_IOCTL_XFER ? d.u.x.flags : 0, d.size);
 		return CALL_BAD;
 	}
+	if (!err && !d.use_argp && is_stream_cmd(d.cmd))
+		return stream_apply(f, &d) ? CALL_OK : CALL_BAD;
 	if (err || d.cmd != DPUSIM_IOCTL_XFER)
 		return CALL_OK;
 	if (d.exact && op->apply) {
@@ -1135,7 +1766,17 @@ static enum verdict exact_call(struct fz *f)
 		return CALL_OK;
 	}
 	if (d.u.x.flags & DPUSIM_XFER_FROM_DPU) {
-		/* a random read that succeeded: only host memory changed */
+		struct dpusim_sync sy = { .size = sizeof(sy) };
+
+		/*
+		 * a random read that succeeded: only host memory changed,
+		 * once every queued transfer is done (stream moves down)
+		 */
+		if (ioctl(f->fd, DPUSIM_IOCTL_SYNC, &sy)) {
+			fprintf(stderr, "fuzz: SYNC after a random read: %s\n",
+				strerror(errno));
+			return CALL_BAD;
+		}
 		memcpy(f->dst_shadow, f->dst, DST_PAGES * PAGE);
 		return CALL_OK;
 	}
@@ -1143,6 +1784,308 @@ static enum verdict exact_call(struct fz *f)
 }
 
 /* ------------------------------------------------------------ workers */
+
+/* ------------------------------------------------ worker stream calls */
+
+/* A worker stream call of the session: its errno must be @want. */
+static bool ws_stream_expect(struct fz *f, int w, unsigned long cmd,
+			     struct desc *d, int want, const char *what)
+{
+	int err = ioctl(w, cmd, d->use_argp ? (void *)(uintptr_t)d->argp :
+			(void *)d->u.raw) ? errno : 0;
+
+	f->calls++;
+	f->errs[err < 160 ? err : 159]++;
+	atomic_fetch_add(&total_calls, 1);
+	if (err == want)
+		return true;
+	fprintf(stderr, "fuzz: worker session: %s: errno %d (%s), want %d (%s)\n",
+		what, err, strerror(err), want, strerror(want));
+	return false;
+}
+
+/* WORKER_STREAM_OPEN, _CLOSE or _SEEK as DPU @dpu (-1: none held). */
+static bool ws_scmd(struct fz *f, int w, int32_t dpu)
+{
+	static const unsigned long wcmds[] = {
+		DPUSIM_IOCTL_WORKER_STREAM_OPEN, DPUSIM_IOCTL_WORKER_STREAM_CLOSE,
+		DPUSIM_IOCTL_WORKER_STREAM_SEEK,
+	};
+	static const unsigned long rcmds[] = {
+		DPUSIM_IOCTL_STREAM_OPEN, DPUSIM_IOCTL_STREAM_CLOSE,
+		DPUSIM_IOCTL_STREAM_SEEK,
+	};
+	static struct desc d;
+	struct dpusim_stream_cmd *c = &d.u.scmd;
+	uint32_t which = below(3), nr = f->info.nr_dpus;
+	struct fstream *s = NULL;
+	int want, sdef = 0;
+	char what[96];
+
+	memset(&d, 0, sizeof(d));
+	d.size = sizeof(*c);
+	*c = (struct dpusim_stream_cmd){ .size = sizeof(*c) };
+	/* a DPU held mostly opens a free stream, or works on its own */
+	if (dpu >= 0 && chance(40))
+		which = 0;
+	s = fs_pick(f, dpu < 0 ? -1 : which == 0 ? -2 : dpu, &c->id);
+	c->core = dpu >= 0 && chance(85) ? (uint32_t)dpu :
+		  s && s->core >= 0 && chance(50) ? (uint32_t)s->core : below(nr);
+	if (which == 2)
+		c->delta = chance(10) ? (chance(50) ? INT_MIN : INT_MAX) :
+			   (int32_t)below(9) - 4;
+	switch (below(14)) {
+	case 0: c->flags = 1U << below(32); break;
+	case 1: c->core = chance(50) ? UINT32_MAX : nr + below(1000); break;
+	case 2: if (which != 2) c->delta = 1 + below(100); break;
+	case 3: d.size = below(sizeof(*c)); c->size = d.size; sdef = EINVAL; break;
+	case 4: d.size = sizeof(*c) + 8; c->size = d.size;
+		d.u.raw[sizeof(*c) + below(8)] = 1; sdef = E2BIG; break;
+	case 5: d.use_argp = true; d.argp = (uintptr_t)f->hole; sdef = EFAULT; break;
+	case 6: d.size = sizeof(*c) + 16; c->size = d.size; break;	/* zeros */
+	default: break;
+	}
+	if (sdef)
+		want = sdef;
+	else if (c->flags || c->core >= nr || (which != 2 && c->delta))
+		want = EINVAL;
+	else if (dpu < 0 || c->core != (uint32_t)dpu)
+		want = EPERM;
+	else if (!s)
+		want = ENOENT;
+	else if (which == 0)
+		want = s->core >= 0 ? EBUSY : 0;
+	else
+		want = s->core != (int32_t)c->core ? EINVAL : 0;
+	snprintf(what, sizeof(what), "WORKER_STREAM cmd %u as DPU %d: stream %u core %u delta %d",
+		 which, dpu, c->id, c->core, c->delta);
+	if (!ws_stream_expect(f, w, wcmds[which], &d, want, what))
+		return false;
+	if (want)
+		return true;
+	d.cmd = rcmds[which];	/* the same answer as the rank file's */
+	return stream_apply(f, &d);
+}
+
+/* The held DPU's modelled windows, read through a mapping: as modelled? */
+static bool ws_windows_ok(struct fz *f, int w, uint32_t dpu)
+{
+	uint8_t *m;
+	bool ok;
+
+	m = mmap(NULL, WIN_WRAM, PROT_READ, MAP_SHARED, w, DPUSIM_MMAP_WRAM(dpu));
+	if (m == MAP_FAILED)
+		return false;
+	ok = !memcmp(m, f->wram[dpu], WIN_WRAM);
+	munmap(m, WIN_WRAM);
+	m = mmap(NULL, WIN_MRAM, PROT_READ, MAP_SHARED, w, DPUSIM_MMAP_MRAM(dpu));
+	if (m == MAP_FAILED)
+		return false;
+	ok = ok && !memcmp(m, f->mram[dpu], WIN_MRAM);
+	munmap(m, WIN_MRAM);
+	if (!ok)
+		fprintf(stderr, "fuzz: worker session: DPU %u's windows differ from the model after a move\n",
+			dpu);
+	return ok;
+}
+
+/* The model's byte of the held DPU at window offset @wo */
+static uint8_t *ws_model(struct fz *f, uint32_t dpu, uint64_t wo)
+{
+	return wo >= DPUSIM_WINDOW_MRAM ? &f->mram[dpu][wo - DPUSIM_WINDOW_MRAM] :
+					  &f->wram[dpu][wo];
+}
+
+/* WORKER_STREAM_MOVE as DPU @dpu (-1: none held). */
+static bool ws_smove(struct fz *f, int w, int32_t dpu)
+{
+	static struct desc d;
+	static uint8_t buf[UP_BYTES + SRC_PAGES * PAGE];
+	struct dpusim_worker_stream_move *m = (void *)d.u.raw;
+	const uint32_t v1 = offsetofend(struct dpusim_worker_stream_move, blocks);
+	uint64_t pos[2] = { 8 * below(32), 8 * below(32) }, len, left, cut, end;
+	uint64_t n, used, off, sum = 0, at;
+	uint32_t nb = 1 + below(3), i, j, wsize = f->info.wram_size;
+	struct fstream *s = NULL;
+	bool down, bad_blocks = false, reserved_seen;
+	int want, sdef = 0, mr;
+	char what[160];
+
+	memset(&d, 0, sizeof(d));
+	d.size = sizeof(*m);
+	*m = (struct dpusim_worker_stream_move){ .size = sizeof(*m) };
+	s = fs_pick(f, dpu, &m->stream);
+	down = !s || s->down || chance(40);
+	len = 0;
+	if (!down) {
+		n = 8 * (1 + below(16));
+		m->offset = fs_offset(s, s->cursor);
+		len = n + 2 * DPUSIM_STREAM_HEADER;
+		if (s->cursor >= UP_TOKENS || m->offset + len > UP_BYTES)
+			down = true;	/* the model could not follow it */
+	}
+	if (down) {
+		m->flags = DPUSIM_STREAM_MOVE_DOWN;
+		m->offset = s ? fs_offset(s, s->cursor) + DPUSIM_STREAM_HEADER : 8;
+		len = s ? fs_token(s, s->cursor) + DPUSIM_STREAM_HEADER : 24;
+	}
+	if (chance(30))
+		m->flags |= DPUSIM_STREAM_MOVE_ASYNC;
+	/* blocks of at least a byte, one after the other in either window */
+	if (len < nb)
+		nb = len;
+	left = len;
+	for (i = 0; i < nb; i++) {
+		static const uint64_t room[2] = { WIN_WRAM, WIN_MRAM };
+
+		cut = i + 1 == nb ? left : 1 + below(left - (nb - i - 1));
+		left -= cut;
+		mr = chance(50);
+		if (pos[mr] + cut > room[mr])
+			mr = !mr;
+		m->blocks[i] = (struct dpusim_window_block){
+			(mr ? DPUSIM_WINDOW_MRAM : 0) + pos[mr], cut,
+		};
+		pos[mr] += cut + 8 * below(3);
+	}
+	m->nr_blocks = nb;
+	switch (below(42)) {
+	case 0: m->flags |= 4U << below(30); break;
+	case 1: m->nr_blocks = chance(50) ? 0 : 4 + below(100); break;
+	case 2: m->__reserved = 1 + below(1000); break;
+	case 3: m->blocks[below(nb)].length = 0; break;
+	case 4: m->blocks[below(nb)] = (struct dpusim_window_block){ wsize - 4, 8 }; break;
+	case 5: m->blocks[below(nb)] = (struct dpusim_window_block){
+			DPUSIM_WINDOW_MRAM + f->info.mram_size - 4, 8 }; break;
+	case 6: m->blocks[below(nb)] = (struct dpusim_window_block){ DPUSIM_WINDOW_MRAM - 4, 8 }; break;
+	case 7: m->offset += 8; break;
+	case 8: m->blocks[nb - 1].length += 8; break;
+	case 9: d.size = below(v1); m->size = d.size; sdef = EINVAL; break;
+	case 10: d.size = v1; m->size = v1; break;	/* the first version */
+	case 11: d.size = sizeof(*m) + 8; m->size = d.size;
+		d.u.raw[sizeof(*m) + below(8)] = 1; sdef = E2BIG; break;
+	case 12: d.use_argp = true; d.argp = (uintptr_t)f->hole; sdef = EFAULT; break;
+	case 13: m->next = rnd(); break;	/* an out field: ignored */
+	default: break;
+	}
+	reserved_seen = d.size >= offsetofend(struct dpusim_worker_stream_move, __reserved);
+	for (j = 0; j < m->nr_blocks && j < DPUSIM_STREAM_MOVE_MAX_BLOCKS; j++) {
+		bool in_m = m->blocks[j].offset >= DPUSIM_WINDOW_MRAM;
+
+		off = in_m ? m->blocks[j].offset - DPUSIM_WINDOW_MRAM : m->blocks[j].offset;
+		if (!m->blocks[j].length ||
+		    __builtin_add_overflow(off, m->blocks[j].length, &end) ||
+		    end > (in_m ? f->info.mram_size : wsize))
+			bad_blocks = true;
+		sum += m->blocks[j].length;
+	}
+	/* the errno, in the kernel's order */
+	if (sdef)
+		want = sdef;
+	else if (m->flags & ~(DPUSIM_STREAM_MOVE_DOWN | DPUSIM_STREAM_MOVE_ASYNC) ||
+		 !m->nr_blocks || m->nr_blocks > DPUSIM_STREAM_MOVE_MAX_BLOCKS ||
+		 (reserved_seen && m->__reserved))
+		want = EINVAL;
+	else if (dpu < 0)
+		want = EPERM;
+	else if (bad_blocks)
+		want = EINVAL;
+	else if (!s)
+		want = ENOENT;
+	else if (s->core != dpu)
+		want = EINVAL;
+	else if (m->flags & DPUSIM_STREAM_MOVE_DOWN)
+		want = s->cursor == s->nr_tokens ? ENODATA :
+		       m->offset != fs_offset(s, s->cursor) + DPUSIM_STREAM_HEADER ||
+		       sum != (uint64_t)fs_token(s, s->cursor) + DPUSIM_STREAM_HEADER ?
+		       EINVAL : 0;
+	else if (s->down || m->offset != fs_offset(s, s->cursor) ||
+		 sum < 3 * DPUSIM_STREAM_HEADER || sum % 8)
+		want = EINVAL;
+	else {
+		n = sum - 2 * DPUSIM_STREAM_HEADER;
+		used = m->offset - (uint64_t)s->cursor * DPUSIM_STREAM_HEADER;
+		want = s->cursor >= s->max_tokens || used + n > s->size ? ENOSPC : 0;
+	}
+	snprintf(what, sizeof(what), "WORKER_STREAM_MOVE as DPU %d: stream %u flags %#x offset %llu nr_blocks %u size %u",
+		 dpu, m->stream, m->flags, (unsigned long long)m->offset,
+		 m->nr_blocks, d.size);
+	if (!ws_stream_expect(f, w, DPUSIM_IOCTL_WORKER_STREAM_MOVE, &d, want, what))
+		return false;
+	if (want)
+		return true;
+	if (d.size >= offsetofend(struct dpusim_worker_stream_move, next) &&
+	    m->next != ((m->flags & DPUSIM_STREAM_MOVE_DOWN) ?
+			fs_token(s, s->cursor + 1) : 0)) {
+		fprintf(stderr, "fuzz: worker session: %s: next %u\n", what, m->next);
+		return false;
+	}
+	if (!(m->flags & DPUSIM_STREAM_MOVE_DOWN)) {
+		for (at = 0, j = 0; j < nb; j++)
+			for (i = 0; i < m->blocks[j].length; i++)
+				buf[at++] = *ws_model(f, dpu, m->blocks[j].offset + i);
+		fs_up(s, m->offset, sum, buf);
+		f->ws_up++;
+		return true;
+	}
+	fs_expect(s, buf);
+	for (at = 0, j = 0; j < nb; j++)
+		for (i = 0; i < m->blocks[j].length; i++)
+			*ws_model(f, dpu, m->blocks[j].offset + i) = buf[at++];
+	s->cursor++;
+	f->ws_down++;
+	if (m->flags & DPUSIM_STREAM_MOVE_ASYNC) {
+		struct dpusim_worker_stream_wait wt = { .size = sizeof(wt) };
+
+		if (chance(40))
+			return true;	/* the next move, or FINISH, waits for it */
+		if (ioctl(w, DPUSIM_IOCTL_WORKER_STREAM_WAIT, &wt)) {
+			fprintf(stderr, "fuzz: worker session: WAIT: %s\n", strerror(errno));
+			return false;
+		}
+	}
+	return ws_windows_ok(f, w, dpu);
+}
+
+/* WORKER_STREAM_WAIT: 0, DPUSIM_STREAM_WAIT_KICK, or a defect. */
+static bool ws_swait(struct fz *f, int w, int32_t dpu)
+{
+	static struct desc d;
+	struct dpusim_worker_stream_wait *wt = (void *)d.u.raw;
+	int want = 0;
+
+	memset(&d, 0, sizeof(d));
+	d.size = sizeof(*wt);
+	*wt = (struct dpusim_worker_stream_wait){ .size = sizeof(*wt) };
+	switch (below(8)) {
+	case 0: wt->flags = 2U << below(31); want = EINVAL; break;
+	case 1: wt->flags = DPUSIM_STREAM_WAIT_KICK; break;
+	case 2: d.size = below(sizeof(*wt)); wt->size = d.size; want = EINVAL; break;
+	case 3: d.size = sizeof(*wt) + 8; wt->size = d.size;
+		d.u.raw[sizeof(*wt) + below(8)] = 1; want = E2BIG; break;
+	default: break;
+	}
+	return ws_stream_expect(f, w, DPUSIM_IOCTL_WORKER_STREAM_WAIT, &d, want,
+				dpu >= 0 ? "WORKER_STREAM_WAIT" :
+					   "WORKER_STREAM_WAIT, nothing held");
+}
+
+/* Some worker stream calls as DPU @dpu (-1: none held); false on a violation. */
+static bool ws_streams(struct fz *f, int w, int32_t dpu)
+{
+	uint32_t n = below(dpu >= 0 ? 12 : 3), i;
+	bool ok = true;
+
+	for (i = 0; i < n && ok; i++) {
+		switch (below(10)) {
+		case 0: case 1: case 2: case 3: ok = ws_scmd(f, w, dpu); break;
+		case 4: ok = ws_swait(f, w, dpu); break;
+		default: ok = ws_smove(f, w, dpu); break;
+		}
+	}
+	return ok;
+}
+
 
 #define WS_FAIL(...)					\
 	do {						\
@@ -1214,6 +2157,9 @@ static enum verdict worker_session(struct fz *f)
 	for (k = 0; k < nr && k <= quit; k++) {
 		uint32_t dpu = first + k;
 
+		/* stream calls of a worker that holds no DPU */
+		if (!ws_streams(f, w, -1))
+			goto bad;
 		c = (struct dpusim_worker_claim){ .size = sizeof(c),
 						  .flags = 2U << below(31) };
 		if (chance(20) && !ws_expect(f, w, DPUSIM_IOCTL_WORKER_CLAIM, &c,
@@ -1278,6 +2224,9 @@ static enum verdict worker_session(struct fz *f)
 			for (i = 0; i < len; i++)
 				m[off + i] = f->mram[dpu][off + i] = rnd();
 			munmap(m, WIN_MRAM);
+			/* the program moves tokens of the streams */
+			if (!ws_streams(f, w, dpu))
+				goto bad;
 		}
 		if (k == quit)
 			break;	/* the worker file closes holding it */
@@ -1675,6 +2624,11 @@ FIXTURE_SETUP(fuzz)
 	ASSERT_EQ(0, mprotect(f->hole, 2 * PAGE, PROT_NONE));
 	f->dst_shadow = malloc(DST_PAGES * PAGE);
 	ASSERT_NE(NULL, f->dst_shadow);
+	f->upb = calloc(DPUSIM_STREAM_MAX, UP_BYTES);
+	ASSERT_NE(NULL, f->upb);
+	f->zero = mmap(NULL, ZERO_LEN, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
+		       MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, f->zero);
 	reopen(_metadata, f);
 	f->info.size = sizeof(f->info);
 	ASSERT_EQ(0, ioctl(f->fd, DPUSIM_IOCTL_RANK_INFO, &f->info));
@@ -1773,6 +2727,9 @@ TEST_F_TIMEOUT(fuzz, ioctls, 7 * 24 * 3600)
 		       atomic_load(&total_calls), (now_ms() - t0) / 1000.0,
 		       (unsigned long long)f->calls, (unsigned long long)f->ok,
 		       (unsigned long long)rounds);
+	ksft_print_msg("fuzz: tokens moved: %llu down and %llu up by the rank file (DPUSIM_XFER_STREAM), %llu down and %llu up by worker files\n",
+		       (unsigned long long)f->xs_down, (unsigned long long)f->xs_up,
+		       (unsigned long long)f->ws_down, (unsigned long long)f->ws_up);
 	for (i = 1; i < 160; i++)
 		if (f->errs[i])
 			ksft_print_msg("fuzz:   %-10s %llu\n", strerror(i),

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ABI tests of a worker file's move ring (DPUSIM_MMAP_MOVE_RING, struct
+ * dpusim_move_ring): its mmap() failure paths, one page shared by every
+ * mapping, moves submitted with no system call and answered in the page
+ * (a good one, a wrong one, one for another DPU), NEED_WAKEUP and the
+ * kick, a hostile thread scribbling over the page while moves go on, and
+ * a worker file closed with its ring mapped and its thread busy.
+ *
+ * Stream 0: 100 bytes of data in tokens of 16 (token i's data at
+ * 24 i + 8).  The worker holds DPU 3 and has stream 0 open as it.
+ */
+#include <pthread.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "common.h"
+
+#define PAGE	4096UL
+#define HELD	3
+
+FIXTURE(ring) {
+	int fd, wfd;
+	uint8_t data[100];
+	volatile uint8_t *win;
+	struct dpusim_move_ring *r;
+};
+
+static int stream_cmd(int fd, unsigned long ioc, uint32_t id, int32_t delta,
+		      struct dpusim_stream_cmd *o)
+{
+	*o = (struct dpusim_stream_cmd){
+		.size = sizeof(*o), .id = id, .core = HELD, .delta = delta,
+	};
+	return ioctl(fd, ioc, o);
+}
+
+FIXTURE_SETUP(ring)
+{
+	struct dpusim_stream_create c = { .size = sizeof(c) };
+	struct dpusim_worker_claim cl = {
+		.size = sizeof(cl), .flags = DPUSIM_CLAIM_NONBLOCK,
+	};
+	struct dpusim_worker_open wo = { .size = sizeof(wo) };
+	struct dpusim_launch l = {
+		.size = sizeof(l), .first_dpu = HELD, .nr_dpus = 1,
+	};
+	struct dpusim_stream_cmd o;
+	void *p;
+	int i;
+
+	self->wfd = -1;
+	self->fd = open(RANK_PATH(0), O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(errno));
+	for (i = 0; i < 100; i++)
+		self->data[i] = i * 3 + 1;
+	c.stream_size = 100;
+	c.token_size = 16;
+	c.data = (uintptr_t)self->data;
+	ASSERT_EQ(0, ioctl(self->fd, DPUSIM_IOCTL_STREAM_CREATE, &c));
+	ASSERT_EQ(0u, c.id);
+	ASSERT_EQ(0, ioctl(self->fd, DPUSIM_IOCTL_WORKER_OPEN, &wo));
+	self->wfd = wo.fd;
+	ASSERT_EQ(0, ioctl(self->fd, DPUSIM_IOCTL_LAUNCH, &l));
+	ASSERT_EQ(0, ioctl(self->wfd, DPUSIM_IOCTL_WORKER_CLAIM, &cl));
+	ASSERT_EQ((uint32_t)HELD, cl.dpu);
+	ASSERT_EQ(0, stream_cmd(self->wfd, DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, 0, &o));
+	p = mmap(NULL, DPUSIM_WINDOW_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 self->wfd, DPUSIM_MMAP_WINDOW);
+	ASSERT_NE(MAP_FAILED, p);
+	self->win = p;
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->wfd,
+		 DPUSIM_MMAP_MOVE_RING);
+	ASSERT_NE(MAP_FAILED, p) TH_LOG("%s", strerror(errno));
+	self->r = p;
+}
+
+FIXTURE_TEARDOWN(ring)
+{
+	if (self->r)
+		munmap(self->r, PAGE);
+	if (self->win)
+		munmap((void *)self->win, DPUSIM_WINDOW_SIZE);
+	if (self->wfd >= 0)
+		close(self->wfd);
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int kick(int wfd)
+{
+	struct dpusim_worker_stream_wait w = {
+		.size = sizeof(w), .flags = DPUSIM_STREAM_WAIT_KICK,
+	};
+
+	return ioctl(wfd, DPUSIM_IOCTL_WORKER_STREAM_WAIT, &w);
+}
+
+/*
+ * Submit the move in r->move as number @seq and wait (2 s at most, kicking
+ * the thread when it sleeps) for its answer: 0 (answered) or -1.
+ */
+static int submit(FIXTURE_DATA(ring) *self, uint32_t seq)
+{
+	struct dpusim_move_ring *r = self->r;
+	double end = now() + 2;
+
+	r->dpu = r->dpu ? r->dpu : HELD;
+	__atomic_store_n(&r->submitted, seq, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & DPUSIM_MOVE_RING_NEED_WAKEUP)
+		kick(self->wfd);
+	while (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) != seq) {
+		if (now() > end)
+			return -1;
+		if (__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & DPUSIM_MOVE_RING_NEED_WAKEUP)
+			kick(self->wfd);
+		usleep(100);
+	}
+	return 0;
+}
+
+/* Token @t of stream 0 down into WRAM at @woff (its data + next header) */
+static void down_move(struct dpusim_worker_stream_move *m, int t, uint64_t woff)
+{
+	*m = (struct dpusim_worker_stream_move){
+		.size = sizeof(*m), .flags = DPUSIM_STREAM_MOVE_DOWN,
+		.stream = 0, .nr_blocks = 1, .offset = 24 * t + 8,
+		.blocks = { { woff, 24 } },
+	};
+}
+
+static uint32_t cursor(FIXTURE_DATA(ring) *self)
+{
+	struct dpusim_stream_cmd o;
+
+	if (stream_cmd(self->wfd, DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0, 0, &o))
+		return ~0u;
+	return o.cursor;
+}
+
+TEST_F(ring, mmap_failure_paths)
+{
+	void *p;
+
+	/* the rank file has no ring */
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
+		 DPUSIM_MMAP_MOVE_RING);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, self->wfd,
+		 DPUSIM_MMAP_MOVE_RING);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->wfd,
+		 DPUSIM_MMAP_MOVE_RING);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	/* the page after the ring's offset is no ring */
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->wfd,
+		 DPUSIM_MMAP_MOVE_RING + PAGE);
+	EXPECT_EQ(MAP_FAILED, p);
+}
+
+TEST_F(ring, every_mapping_shows_one_page)
+{
+	struct dpusim_move_ring *r2;
+
+	r2 = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->wfd,
+		  DPUSIM_MMAP_MOVE_RING);
+	ASSERT_NE(MAP_FAILED, r2);
+	self->r->move.offset = 0x1234567;
+	EXPECT_EQ(0x1234567u, r2->move.offset);
+	munmap(r2, PAGE);
+}
+
+TEST_F(ring, a_move_answered_in_the_page)
+{
+	struct dpusim_worker_stream_move m;
+
+	down_move(&m, 0, 64);
+	self->r->move = m;
+	ASSERT_EQ(0, submit(self, 1));
+	EXPECT_EQ(0, self->r->result);
+	EXPECT_EQ(16u, self->r->next);
+	EXPECT_EQ(1u, cursor(self));
+	EXPECT_EQ(0, memcmp((const void *)(self->win + 64), self->data, 16));
+	/* the header after token 0: 16, 16 */
+	EXPECT_EQ(16, self->win[64 + 16]);
+	EXPECT_EQ(16, self->win[64 + 20]);
+	/* ASYNC in the ring is ignored: done when answered */
+	down_move(&m, 1, 128);
+	m.flags |= DPUSIM_STREAM_MOVE_ASYNC;
+	self->r->move = m;
+	ASSERT_EQ(0, submit(self, 2));
+	EXPECT_EQ(0, self->r->result);
+	EXPECT_EQ(0, memcmp((const void *)(self->win + 128), self->data + 16, 16));
+	EXPECT_EQ(2u, cursor(self));
+}
+
+TEST_F(ring, a_wrong_move_fails_with_its_errno_and_moves_nothing)
+{
+	struct dpusim_worker_stream_move m;
+
+	down_move(&m, 1, 64);			/* not the cursor's token */
+	self->r->move = m;
+	ASSERT_EQ(0, submit(self, 1));
+	EXPECT_EQ(-EINVAL, self->r->result);
+	EXPECT_EQ(0u, self->r->next);
+	EXPECT_EQ(0u, cursor(self));
+	down_move(&m, 0, 64);
+	m.__reserved = 1;
+	self->r->move = m;
+	ASSERT_EQ(0, submit(self, 2));
+	EXPECT_EQ(-EINVAL, self->r->result);
+	down_move(&m, 0, 64);
+	m.stream = 9;
+	self->r->move = m;
+	ASSERT_EQ(0, submit(self, 3));
+	EXPECT_EQ(-ENOENT, self->r->result);
+	EXPECT_EQ(0u, cursor(self));
+	EXPECT_EQ(0, self->win[64]);
+}
+
+TEST_F(ring, a_move_for_another_dpu_fails)
+{
+	struct dpusim_worker_stream_move m;
+
+	down_move(&m, 0, 64);
+	self->r->move = m;
+	self->r->dpu = HELD + 1;
+	ASSERT_EQ(0, submit(self, 1));
+	EXPECT_EQ(-EPERM, self->r->result);
+	EXPECT_EQ(0u, cursor(self));
+}
+
+TEST_F(ring, need_wakeup_and_kick)
+{
+	struct dpusim_worker_stream_wait w = {
+		.size = sizeof(w), .flags = 1 << 1,
+	};
+	struct dpusim_worker_stream_move m;
+	double end = now() + 2;
+
+	/* idle, the thread goes to sleep and says so */
+	while (!(__atomic_load_n(&self->r->flags, __ATOMIC_ACQUIRE) &
+		 DPUSIM_MOVE_RING_NEED_WAKEUP) && now() < end)
+		usleep(1000);
+	ASSERT_TRUE(self->r->flags & DPUSIM_MOVE_RING_NEED_WAKEUP);
+	EXPECT_ERRNO(EINVAL, ioctl(self->wfd, DPUSIM_IOCTL_WORKER_STREAM_WAIT, &w));
+	down_move(&m, 0, 64);
+	self->r->move = m;
+	self->r->dpu = HELD;
+	__atomic_store_n(&self->r->submitted, 1, __ATOMIC_RELEASE);
+	usleep(20000);
+	/* asleep: nothing happens without the kick */
+	EXPECT_EQ(0u, self->r->done);
+	EXPECT_EQ(0, kick(self->wfd));
+	ASSERT_EQ(0, submit(self, 1));
+	EXPECT_EQ(0, self->r->result);
+	EXPECT_EQ(1u, cursor(self));
+}
+
+struct scribble {
+	volatile uint32_t *page;
+	volatile int stop;
+};
+
+static void *scribbler(void *arg)
+{
+	struct scribble *s = arg;
+	uint32_t x = 12345;
+	unsigned int i;
+
+	while (!s->stop) {
+		for (i = 0; i < PAGE / 4; i++) {
+			x = x * 1103515245 + 12345;
+			s->page[i] = x;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A thread writes garbage over the whole page (numbers, moves, answers)
+ * while the other kicks the copy thread: the kernel takes every snapshot
+ * as a move to check, and stays sound; afterwards a good move works.
+ */
+TEST_F(ring, hostile_scribbling)
+{
+	struct dpusim_worker_stream_move m;
+	struct scribble s = { (volatile uint32_t *)self->r, 0 };
+	struct dpusim_stream_cmd o;
+	pthread_t t;
+	double end;
+
+	ASSERT_EQ(0, pthread_create(&t, NULL, scribbler, &s));
+	end = now() + 0.5;
+	while (now() < end) {
+		kick(self->wfd);
+		usleep(500);
+	}
+	s.stop = 1;
+	pthread_join(t, NULL);
+	/* some garbage may have been a good move: start again at token 0 */
+	ASSERT_EQ(0, stream_cmd(self->wfd, DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0,
+				INT32_MIN, &o));
+	memset(self->r, 0, PAGE);
+	usleep(20000);
+	/* the thread may still answer the last garbage: wait it out */
+	down_move(&m, 0, 256);
+	self->r->move = m;
+	self->r->dpu = HELD;
+	/* the garbage may have wiped NEED_WAKEUP too: kick once */
+	__atomic_store_n(&self->r->submitted, 77, __ATOMIC_RELEASE);
+	EXPECT_EQ(0, kick(self->wfd));
+	ASSERT_EQ(0, submit(self, 77));
+	EXPECT_EQ(0, self->r->result);
+	EXPECT_EQ(0, memcmp((const void *)(self->win + 256), self->data, 16));
+}
+
+/* The worker file closed with its ring mapped and moves going on */
+TEST_F(ring, close_with_the_ring_mapped_and_busy)
+{
+	struct dpusim_worker_stream_move m;
+	struct scribble s = { (volatile uint32_t *)self->r, 0 };
+	pthread_t t;
+
+	down_move(&m, 0, 64);
+	self->r->move = m;
+	ASSERT_EQ(0, submit(self, 1));
+	ASSERT_EQ(0, pthread_create(&t, NULL, scribbler, &s));
+	usleep(100000);
+	munmap((void *)self->win, DPUSIM_WINDOW_SIZE);
+	self->win = NULL;
+	close(self->wfd);		/* DPU 3 faults: "worker exited" */
+	self->wfd = -1;
+	usleep(100000);
+	s.stop = 1;
+	pthread_join(t, NULL);
+	munmap(self->r, PAGE);
+	self->r = NULL;
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stream_bench - the streams figure of shared/design/performance.md: a
+ * compute-bound consumer of a down-stream, with and without preload
+ * (target: preload hides at least 80 % of the transfer).
+ *
+ * One rank; the core is DPU 0: a host thread acting as it
+ * (ebsp_set_core(0)), or with --core dpu a DPU program
+ * (tools/bench/dpu/stream_consumer.c, one pass per launch, timed by the
+ * program itself with the perfcounter, so the launch is not counted).  A
+ * stream of --tokens tokens of --token bytes.  Per repetition, each timed:
+ *   xfer      move_down of every token, no compute
+ *   compute   the consumer's work on every token, no move (on a copy)
+ *   plain     move_down without preload, then the work, token by token
+ *   preload   move_down with preload (the next token is an asynchronous
+ *             transfer while the work runs), then the work
+ * hidden = (plain - preload) / xfer: the part of the transfer time the
+ * preload took off the critical path.  The work is calibrated to take
+ * about --ratio times the transfer of a token (compute-bound).  Medians
+ * of --reps repetitions.
+ *
+ * usage: stream_bench [--core host|dpu] [--tokens N] [--token BYTES]
+ *                     [--reps N] [--ratio R] [--json FILE]
+ */
+#include <dpu.h>
+#include <ebsp.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static unsigned int tokens = 64, reps = 7;
+static unsigned int token = 256 * 1024;
+static double ratio = 1.5;
+static unsigned int rounds = 1;	/* the work's passes over a token */
+static int dpu_core;			/* --core dpu */
+static struct dpu_set_t core_dpu;	/* with it: DPU 0 of the set */
+#define CONSUMER "build/bench/dpu/stream_consumer"
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The consumer's work: arithmetic over the token, @rounds passes. */
+static uint64_t work(const void *buf, unsigned int n)
+{
+	const uint64_t *p = buf;
+	uint64_t h = 1469598103934665603ULL;
+	unsigned int r, i;
+
+	for (r = 0; r < rounds; r++)
+		for (i = 0; i < n / 8; i++)
+			h = (h ^ p[i]) * 1099511628211ULL + r;
+	return h;
+}
+
+static volatile uint64_t sink;
+
+/* One pass run by the DPU program; µs. */
+static double dpu_pass(int move, int preload, int compute)
+{
+	struct {
+		uint32_t move, preload, compute, rounds;
+		uint32_t tokens, token;
+	} args = { move, preload, compute, rounds, tokens, token };
+	uint64_t cycles = 0, mc = 0;
+	int32_t bad = 0;
+
+	if (dpu_copy_to(core_dpu, "args", 0, &args, sizeof(args)) != DPU_OK ||
+	    dpu_launch(core_dpu, DPU_SYNCHRONOUS) != DPU_OK ||
+	    dpu_copy_from(core_dpu, "cycles", 0, &cycles, sizeof(cycles)) != DPU_OK ||
+	    dpu_copy_from(core_dpu, "move_cycles", 0, &mc, sizeof(mc)) != DPU_OK ||
+	    dpu_copy_from(core_dpu, "bad", 0, &bad, sizeof(bad)) != DPU_OK) {
+		fprintf(stderr, "stream_bench: running %s failed\n", CONSUMER);
+		exit(1);
+	}
+	if (bad != -1) {
+		fprintf(stderr, "stream_bench: the DPU program failed at token %d\n", bad);
+		exit(1);
+	}
+	if (getenv("STREAM_BENCH_DEBUG"))
+		fprintf(stderr, "pass move %d preload %d compute %d: %.0f us, %.0f in move_down\n",
+			move, preload, compute, cycles / 350.0, mc / 350.0);
+	return cycles / 350.0;	/* the perfcounter's 350 MHz cycles */
+}
+
+/* One pass over the stream: move (and preload) and/or work; µs. */
+static double pass(int move, int preload, int compute, const void *copy)
+{
+	ebsp_stream s;
+	void *buf;
+	double t0;
+	unsigned int i;
+	int n;
+
+	if (dpu_core)
+		return dpu_pass(move, preload, compute);
+
+	if (!bsp_stream_open(&s, 0))
+		exit(1);
+	t0 = now_us();
+	for (i = 0; i < tokens; i++) {
+		if (move) {
+			n = bsp_stream_move_down(&s, &buf, preload);
+			if (n != (int)token) {
+				fprintf(stderr, "stream_bench: token %u: %d bytes\n", i, n);
+				exit(1);
+			}
+		} else {
+			buf = (void *)copy;
+		}
+		if (compute)
+			sink += work(buf, token);
+	}
+	t0 = now_us() - t0;
+	bsp_stream_close(&s);
+	return t0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *json = NULL;
+	struct dpu_set_t set;
+	double *tx, *tc, *tp, *tl, x, c, p, l, hidden, best;
+	uint8_t *data;
+	size_t total;
+	unsigned int i;
+	int a;
+
+	for (a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--tokens") && a + 1 < argc)
+			tokens = (unsigned int)strtoul(argv[++a], NULL, 10);
+		else if (!strcmp(argv[a], "--token") && a + 1 < argc)
+			token = (unsigned int)strtoul(argv[++a], NULL, 10);
+		else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
+			reps = (unsigned int)strtoul(argv[++a], NULL, 10);
+		else if (!strcmp(argv[a], "--ratio") && a + 1 < argc)
+			ratio = strtod(argv[++a], NULL);
+		else if (!strcmp(argv[a], "--core") && a + 1 < argc)
+			dpu_core = !strcmp(argv[++a], "dpu");
+		else if (!strcmp(argv[a], "--json") && a + 1 < argc)
+			json = argv[++a];
+		else {
+			fprintf(stderr, "usage: stream_bench [--core host|dpu] [--tokens N] [--token BYTES] [--reps N] [--ratio R] [--json FILE]\n");
+			return 2;
+		}
+	}
+	if (!tokens || !reps || token < 16 || token % 8 || ratio <= 0)
+		return 2;
+	total = (size_t)tokens * token;
+	data = malloc(total);
+	tx = calloc(reps, sizeof(*tx));
+	tc = calloc(reps, sizeof(*tc));
+	tp = calloc(reps, sizeof(*tp));
+	tl = calloc(reps, sizeof(*tl));
+	if (!data || !tx || !tc || !tp || !tl)
+		return 1;
+	for (i = 0; i < total; i++)
+		data[i] = (uint8_t)(i * 31 + 7);
+	if (dpu_alloc_ranks(1, NULL, &set) != DPU_OK || ebsp_set_target(set) != DPU_OK)
+		return 1;
+	ebsp_set_core(0);
+	if (!bsp_stream_create((int)total, (int)token, data))
+		return 1;
+	if (dpu_core) {
+		unsigned int k;
+
+		DPU_FOREACH(set, core_dpu, k)
+			break;
+		if (dpu_load(core_dpu, CONSUMER, NULL) != DPU_OK)
+			return 1;
+	}
+
+	/* calibrate the work: about ratio x one token's transfer */
+	x = pass(1, 0, 0, NULL);
+	x = pass(1, 0, 0, NULL) / tokens;
+	c = pass(0, 0, 1, data) / tokens;
+	rounds = (unsigned int)(ratio * x / c + 0.5);
+	if (!rounds)
+		rounds = 1;
+
+	for (i = 0; i < reps; i++) {
+		tx[i] = pass(1, 0, 0, NULL);
+		tc[i] = pass(0, 0, 1, data);
+		tl[i] = pass(1, 0, 1, NULL);
+		tp[i] = pass(1, 1, 1, NULL);
+	}
+	x = median(tx, reps);
+	c = median(tc, reps);
+	l = median(tl, reps);
+	p = median(tp, reps);
+	hidden = (l - p) / x;
+	/* the quietest repetition of each (median() sorted them) */
+	best = (tl[0] - tp[0]) / tx[0];
+	printf("stream %u tokens x %u B, %s as core 0, work %u passes (%.1fx a token's transfer):\n",
+	       tokens, token, dpu_core ? "a DPU program" : "a host thread", rounds, c / x);
+	printf("  transfer alone %.0f us, work alone %.0f us, both without preload %.0f us, with preload %.0f us\n",
+	       x, c, l, p);
+	printf("  preload hides %.0f %% of the transfer (target >= 80 %%: %s); ideal max(transfer, work) %.0f us\n",
+	       100 * hidden, hidden >= 0.8 ? "met" : "MISSED", x > c ? x : c);
+	printf("  fastest of %u repetitions each: transfer %.0f us, both without preload %.0f us, with preload %.0f us: hides %.0f %%\n",
+	       reps, tx[0], tl[0], tp[0], 100 * best);
+	if (json) {
+		FILE *f = fopen(json, "w");
+
+		if (f) {
+			fprintf(f, "{\"core\": \"%s\", \"tokens\": %u, \"token_bytes\": %u, \"work_rounds\": %u, \"xfer_us\": %.1f, \"work_us\": %.1f, \"plain_us\": %.1f, \"preload_us\": %.1f, \"hidden\": %.3f, \"hidden_fastest\": %.3f, \"reps\": %u}\n",
+				dpu_core ? "dpu" : "host", tokens, token, rounds, x, c, l, p,
+				hidden, best, reps);
+			fclose(f);
+		}
+	}
+	dpu_free(set);
+	return 0;
+}
