@@ -311,6 +311,7 @@ int dpusim_mem_populate(struct dpusim_mem *mem, u64 off, u64 len,
 unsigned long dpusim_mem_undo(struct dpusim_mem_undo *undo);
 struct page *dpusim_mem_get_page(struct dpusim_mem *mem, pgoff_t idx);
 int dpusim_mem_fill(struct dpusim_mem *mem, u64 off, u64 len);
+int dpusim_mem_populate_charged(struct dpusim_mem *mem, u64 off, u64 len);
 void dpusim_mem_copy_mem(struct dpusim_mem *dst, u64 doff,
 			 struct dpusim_mem *src, u64 soff, u64 len);
 void dpusim_mem_zero(struct dpusim_mem *mem, u64 off, u64 len);
@@ -513,8 +514,6 @@ void dpusim_stream_job_flush(struct dpusim_worker *w);
 void dpusim_stream_job_exit(struct dpusim_worker *w);
 int dpusim_stream_ring_mmap(struct dpusim_worker *w,
 			    struct vm_area_struct *vma);
-int dpusim_worker_stream_move(struct dpusim_worker *w,
-			      struct dpusim_worker_stream_move *m);
 int dpusim_worker_stream_move_ioctl(struct dpusim_ucmd *ucmd);
 int dpusim_worker_stream_wait_ioctl(struct dpusim_ucmd *ucmd);
 

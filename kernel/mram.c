@@ -250,6 +250,49 @@ int dpusim_mem_populate(struct dpusim_mem *mem, u64 off, u64 len,
 EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_populate);
 
 /**
+ * dpusim_mem_populate_charged - allocate the missing pages of a range,
+ * charged to the memory's budget
+ * @mem: the memory, not a running DPU's (dpusim_mem_undo() may remove a
+ *       page a worker's window shows: use dpusim_mem_fill() there)
+ * @off: byte offset
+ * @len: bytes
+ *
+ * A page fault of a mapping may insert pages of the range meanwhile; it
+ * charges them itself.  On an error the pages this call inserted go again,
+ * but for those a mapping mapped meanwhile, which stay with their charge.
+ *
+ * Return: 0, -ENOSPC (the budget) or -ENOMEM, with nothing else left.
+ */
+int dpusim_mem_populate_charged(struct dpusim_mem *mem, u64 off, u64 len)
+{
+	unsigned long missing = dpusim_mem_missing(mem, off, len);
+	struct dpusim_mem_undo undo = {};
+	int ret;
+
+	if (!missing)
+		return 0;
+	ret = dpusim_budget_charge(mem->budget, missing);
+	if (ret)
+		return ret;
+	undo.cap = missing;
+	undo.entries = kvmalloc_array(missing, sizeof(*undo.entries),
+				      GFP_KERNEL_ACCOUNT);
+	if (!undo.entries) {
+		dpusim_budget_uncharge(mem->budget, missing);
+		return -ENOMEM;
+	}
+	ret = dpusim_mem_populate(mem, off, len, &undo);
+	if (ret)
+		missing -= dpusim_mem_undo(&undo);	/* the pages kept */
+	else
+		missing -= undo.nr;	/* the pages this call inserted */
+	dpusim_budget_uncharge(mem->budget, missing);
+	kvfree(undo.entries);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_populate_charged);
+
+/**
  * dpusim_mem_undo - remove the pages a failed call inserted
  * @undo: the record filled by dpusim_mem_populate()
  *

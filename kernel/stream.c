@@ -333,7 +333,6 @@ int dpusim_stream_core_check(struct dpusim_rank *rank, u32 core,
 		return w->held >= 0 && w->held == core ? 0 : -EPERM;
 	return rank->dpus[core].state == DPUSIM_DPU_RUNNING ? -EBUSY : 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_core_check);
 
 /*
  * Open, close or seek; with @ucmd the answer is written under xfer_lock

@@ -18,7 +18,6 @@
  * loses no page (mmap.c), a stream loses none while the rank is owned,
  * and the job takes no lock: flushing it under xfer_lock cannot deadlock.
  */
-#include <kunit/visibility.h>
 #include <linux/kthread.h>
 #include <linux/overflow.h>
 #include <linux/sched/clock.h>
@@ -326,7 +325,6 @@ void dpusim_stream_job_flush(struct dpusim_worker *w)
 	/* the same, once woken by wake_up_var() */
 	wait_var_event(&job->pending, !smp_load_acquire(&job->pending));
 }
-EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_job_flush);
 
 /*
  * The DPU's side of a move: each block inside the WRAM or the MRAM of
@@ -362,48 +360,25 @@ static int dpusim_stream_job_segs(struct dpusim_rank *rank, u32 dpu,
 	return 0;
 }
 
-/* Allocate what the move writes; nothing is left over on an error. */
-static int dpusim_stream_job_populate(struct dpusim_rank *rank,
-				      struct dpusim_stream_job *job, u64 len)
+/*
+ * Allocate what the move writes; on an error, nothing is left over in the
+ * stream, and the pages of a running DPU's memory allocated stay (zeros).
+ */
+static int dpusim_stream_job_populate(struct dpusim_stream_job *job, u64 len)
 {
-	struct dpusim_mem_undo undo = {};
-	unsigned long missing;
 	int ret;
 	u32 i;
 
-	if (job->down) {
-		/* a running DPU's memory: pages allocated stay (mram.c) */
-		for (i = 0; i < job->nr; i++) {
-			ret = dpusim_mem_fill(job->seg[i].mem, job->seg[i].off,
-					      job->seg[i].len);
-			if (ret)
-				return ret;
-		}
-		return 0;
+	if (!job->down)
+		return dpusim_mem_populate_charged(job->smem, job->soff, len);
+	/* a running DPU's memory: pages allocated stay (mram.c) */
+	for (i = 0; i < job->nr; i++) {
+		ret = dpusim_mem_fill(job->seg[i].mem, job->seg[i].off,
+				      job->seg[i].len);
+		if (ret)
+			return ret;
 	}
-	missing = dpusim_mem_missing(job->smem, job->soff, len);
-	if (!missing)
-		return 0;
-	ret = dpusim_budget_charge(rank->budget, missing);
-	if (ret)
-		return ret;
-	undo.cap = missing;
-	undo.entries = kvmalloc_array(missing, sizeof(*undo.entries),
-				      GFP_KERNEL_ACCOUNT);
-	if (!undo.entries) {
-		dpusim_budget_uncharge(rank->budget, missing);
-		return -ENOMEM;
-	}
-	ret = dpusim_mem_populate(job->smem, job->soff, len, &undo);
-	if (ret) {
-		missing -= dpusim_mem_undo(&undo);
-		dpusim_budget_uncharge(rank->budget, missing);
-	} else if (undo.nr < missing) {
-		/* a mapping's fault inserted (and charged) some of them */
-		dpusim_budget_uncharge(rank->budget, missing - undo.nr);
-	}
-	kvfree(undo.entries);
-	return ret;
+	return 0;
 }
 
 /*
@@ -461,7 +436,7 @@ static int dpusim_worker_stream_move_locked(struct dpusim_worker *w,
 	job->down = m->flags & DPUSIM_STREAM_MOVE_DOWN;
 	job->smem = &s->mem;
 	job->soff = m->offset;
-	ret = dpusim_stream_job_populate(rank, job, len);
+	ret = dpusim_stream_job_populate(job, len);
 	if (ret)
 		return ret;
 	dpusim_stream_move_done(rank, &x);
@@ -497,21 +472,6 @@ static int dpusim_worker_stream_move_answer(struct dpusim_worker *w,
 	mutex_unlock(lock);
 	return ret;
 }
-
-/**
- * dpusim_worker_stream_move - a DPU program moves a token
- * @w: the worker file holding the DPU
- * @m: the move, DPUSIM_IOCTL_WORKER_STREAM_MOVE; @next is written
- *
- * Return: 0 (done, or queued with DPUSIM_STREAM_MOVE_ASYNC), or the errno
- * of struct dpusim_worker_stream_move with nothing moved.
- */
-int dpusim_worker_stream_move(struct dpusim_worker *w,
-			      struct dpusim_worker_stream_move *m)
-{
-	return dpusim_worker_stream_move_answer(w, m, NULL);
-}
-EXPORT_SYMBOL_IF_KUNIT(dpusim_worker_stream_move);
 
 int dpusim_worker_stream_move_ioctl(struct dpusim_ucmd *ucmd)
 {

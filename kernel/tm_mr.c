@@ -134,10 +134,9 @@ err_uncharge:
 static int dpusim_tm_mr_mram(struct dpusim_tm_mr *mr,
 			     struct dpusim_tm_reg_mr *cmd)
 {
-	struct dpusim_mem_undo undo = {};
 	struct dpusim_rank *rank;
 	struct dpusim_mem *mem;
-	unsigned long missing, i;
+	unsigned long i;
 	struct file *file;
 	u64 end;
 	int ret;
@@ -175,36 +174,16 @@ static int dpusim_tm_mr_mram(struct dpusim_tm_mr *mr,
 		ret = -EBUSY;
 		goto out_unlock;
 	}
-	missing = dpusim_mem_missing(mem, cmd->addr, cmd->length);
-	ret = dpusim_budget_charge(rank->budget, missing);
+	ret = dpusim_mem_populate_charged(mem, cmd->addr, cmd->length);
 	if (ret)
 		goto out_unlock;
-	if (missing) {
-		undo.cap = missing;
-		undo.entries = kvmalloc_array(missing, sizeof(*undo.entries),
-					      GFP_KERNEL);
-		if (!undo.entries) {
-			ret = -ENOMEM;
-			goto out_uncharge;
-		}
-		ret = dpusim_mem_populate(mem, cmd->addr, cmd->length, &undo);
-		if (ret) {
-			dpusim_mem_undo(&undo);
-			goto out_uncharge;
-		}
-	}
 	for (i = 0; i < mr->npages; i++)
 		mr->pages[i] = dpusim_mem_page(mem, (cmd->addr & PAGE_MASK) +
 					       i * PAGE_SIZE);
 	dpusim_rank_get(rank);
 	mr->rank = rank;
-	goto out_unlock;
-
-out_uncharge:
-	dpusim_budget_uncharge(rank->budget, missing);
 out_unlock:
 	mutex_unlock(&rank->xfer_lock);
-	kvfree(undo.entries);
 	if (ret) {
 		kvfree(mr->pages);
 		mr->pages = NULL;
