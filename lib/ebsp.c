@@ -354,6 +354,7 @@ DPUSIM_API int bsp_stream_move_up(ebsp_stream *stream, const void *data,
 	ebsp_stream *s = stream;
 	struct dpusim_block b[3];
 	char what[96];
+
 	if (stream_check(s, "bsp_stream_move_up"))
 		return 0;
 	if (data_size <= 0 || data_size % 8 || !data) {

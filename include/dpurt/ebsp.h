@@ -35,9 +35,8 @@ typedef struct ebsp_stream {
 	int cur;		/* the buffer returned last */
 	int preloaded;		/* the next token is in flight into buf[cur ^ 1] */
 	int up_pending;		/* a move_up without wait is in flight */
-	int ring_done;		/* the answer of its move in the ring: */
-	int ring_result;	/* 0 or -errno */
-	uint32_t ring_next;	/* the size of the token after the one moved */
+	int ring_result;	/* its move's answer from the ring: 0 or -errno, */
+	uint32_t ring_next;	/* and the size of the token after the one moved */
 	uint32_t *hdr;		/* 4 words of WRAM: the headers of a move_up */
 	uint32_t launch;	/* the launch its buffers belong to */
 } ebsp_stream;

@@ -7,8 +7,9 @@
  * 0, MRAM at DPUSIM_WINDOW_MRAM, as the runtime maps them): down, the token
  * at the cursor and the header after it (which gives the next size) into
  * a WRAM buffer; up, header, data and terminator.  A preload or a move_up
- * that does not wait is asynchronous; DPUSIM_IOCTL_WORKER_STREAM_WAIT
- * waits for it.  The descriptors are the host library's (lib/ebsp.c).
+ * that does not wait goes through the worker file's move ring instead of
+ * the ioctl (no system call; see ring_submit()).  The descriptors are the
+ * host library's (lib/ebsp.c).
  */
 #include "dpurt.h"
 
@@ -184,8 +185,9 @@ static int ring_map(void)
 	if (ring_tried)
 		return ring != NULL;
 	ring_tried = 1;
-	p = mmap(NULL, sizeof(*ring) <= 4096 ? 4096 : sizeof(*ring), PROT_READ | PROT_WRITE,
-		 MAP_SHARED, dpurt_worker_fd, DPUSIM_MMAP_MOVE_RING);
+	_Static_assert(sizeof(*ring) <= 4096, "the move ring is one page");
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, dpurt_worker_fd,
+		 DPUSIM_MMAP_MOVE_RING);
 	if (p == MAP_FAILED)
 		return 0;
 	ring = p;
@@ -213,7 +215,6 @@ static void ring_collect(void)
 	if (!s)
 		return;
 	s->ring_result = ring_wait(&s->ring_next);
-	s->ring_done = 1;
 	ring_owner = NULL;
 }
 
@@ -222,7 +223,6 @@ static void ring_submit(ebsp_stream *s, const struct dpusim_worker_stream_move *
 {
 	ring_collect();		/* one move at a time */
 	ring_owner = s;
-	s->ring_done = 0;
 	memcpy(&ring->move, m, sizeof(*m));
 	ring->dpu = dpurt_worker_dpu;
 	__atomic_store_n(&ring->submitted, ++ring_seq, __ATOMIC_RELEASE);
