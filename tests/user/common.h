@@ -198,4 +198,53 @@ static inline int xfer(int fd, struct dpusim_xfer *x)
 	return ioctl(fd, DPUSIM_IOCTL_XFER, x);
 }
 
+/* A stream of @size bytes of data (or empty with @data NULL): its id or -1 */
+static inline int stream_create(int fd, uint64_t size, uint32_t token,
+				const void *data, struct dpusim_stream_create *out)
+{
+	struct dpusim_stream_create c = {
+		.size = sizeof(c), .stream_size = size, .token_size = token,
+		.data = (uintptr_t)data,
+	};
+
+	if (ioctl(fd, DPUSIM_IOCTL_STREAM_CREATE, &c))
+		return -1;
+	if (out)
+		*out = c;
+	return c.id;
+}
+
+/*
+ * OPEN/CLOSE/SEEK of stream @id as @core, on the rank file or
+ * (DPUSIM_IOCTL_WORKER_STREAM_*) a worker file; the answer in *@out
+ */
+static inline int stream_cmd(int fd, unsigned long ioc, uint32_t id,
+			     uint32_t core, int32_t delta,
+			     struct dpusim_stream_cmd *out)
+{
+	struct dpusim_stream_cmd c = {
+		.size = sizeof(c), .id = id, .core = core, .delta = delta,
+	};
+	int r = ioctl(fd, ioc, &c);
+
+	if (out)
+		*out = c;
+	return r;
+}
+
+/* One DPU, @len bytes to or from host buffer @buf, MRAM or WRAM. */
+static inline int xfer_one(int fd, uint32_t dpu, uint32_t flags, uint64_t off,
+			   void *buf, uint64_t len)
+{
+	struct dpusim_xfer_dpu d = { .dpu = dpu, .nr_blocks = 1 };
+	struct dpusim_block b = { (uintptr_t)buf, len };
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .flags = flags, .offset = off,
+		.length = len, .nr_dpus = 1, .nr_blocks = 1,
+		.dpus = (uintptr_t)&d, .blocks = (uintptr_t)&b,
+	};
+
+	return xfer(fd, &x);
+}
+
 #endif

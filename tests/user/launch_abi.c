@@ -138,21 +138,6 @@ static int wait_idle(int fd)
 	return poll(&p, 1, 20000) == 1 && (p.revents & POLLIN) ? 0 : -1;
 }
 
-/* One DPU, @len bytes to or from host buffer @buf, MRAM or WRAM. */
-static int xfer_one(int fd, uint32_t dpu, uint32_t flags, uint64_t off,
-		    void *buf, uint64_t len)
-{
-	struct dpusim_xfer_dpu d = { .dpu = dpu, .nr_blocks = 1 };
-	struct dpusim_block b = { (uintptr_t)buf, len };
-	struct dpusim_xfer x = {
-		.size = sizeof(x), .flags = flags, .offset = off,
-		.length = len, .nr_dpus = 1, .nr_blocks = 1,
-		.dpus = (uintptr_t)&d, .blocks = (uintptr_t)&b,
-	};
-
-	return xfer(fd, &x);
-}
-
 /* ------------------------------------------------------------ LAUNCH */
 
 TEST_F(launch, launch_short_struct)

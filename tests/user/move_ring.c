@@ -27,15 +27,6 @@ FIXTURE(ring) {
 	struct dpusim_move_ring *r;
 };
 
-static int stream_cmd(int fd, unsigned long ioc, uint32_t id, int32_t delta,
-		      struct dpusim_stream_cmd *o)
-{
-	*o = (struct dpusim_stream_cmd){
-		.size = sizeof(*o), .id = id, .core = HELD, .delta = delta,
-	};
-	return ioctl(fd, ioc, o);
-}
-
 FIXTURE_SETUP(ring)
 {
 	struct dpusim_stream_create c = { .size = sizeof(c) };
@@ -65,7 +56,7 @@ FIXTURE_SETUP(ring)
 	ASSERT_EQ(0, ioctl(self->fd, DPUSIM_IOCTL_LAUNCH, &l));
 	ASSERT_EQ(0, ioctl(self->wfd, DPUSIM_IOCTL_WORKER_CLAIM, &cl));
 	ASSERT_EQ((uint32_t)HELD, cl.dpu);
-	ASSERT_EQ(0, stream_cmd(self->wfd, DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, 0, &o));
+	ASSERT_EQ(0, stream_cmd(self->wfd, DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD, 0, &o));
 	p = mmap(NULL, DPUSIM_WINDOW_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 self->wfd, DPUSIM_MMAP_WINDOW);
 	ASSERT_NE(MAP_FAILED, p);
@@ -143,7 +134,7 @@ static uint32_t cursor(FIXTURE_DATA(ring) *self)
 {
 	struct dpusim_stream_cmd o;
 
-	if (stream_cmd(self->wfd, DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0, 0, &o))
+	if (stream_cmd(self->wfd, DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0, HELD, 0, &o))
 		return ~0u;
 	return o.cursor;
 }
@@ -312,7 +303,7 @@ TEST_F(ring, hostile_scribbling)
 	s.stop = 1;
 	pthread_join(t, NULL);
 	/* some garbage may have been a good move: start again at token 0 */
-	ASSERT_EQ(0, stream_cmd(self->wfd, DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0,
+	ASSERT_EQ(0, stream_cmd(self->wfd, DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0, HELD,
 				INT32_MIN, &o));
 	memset(self->r, 0, PAGE);
 	usleep(20000);

@@ -35,35 +35,6 @@ FIXTURE_TEARDOWN(stream)
 		close(self->fd);
 }
 
-/* A stream of @size bytes of data (or empty with @data NULL): its id or -1 */
-static int create(int fd, uint64_t size, uint32_t token, const void *data,
-		  struct dpusim_stream_create *out)
-{
-	struct dpusim_stream_create c = {
-		.size = sizeof(c), .stream_size = size, .token_size = token,
-		.data = (uintptr_t)data,
-	};
-
-	if (ioctl(fd, DPUSIM_IOCTL_STREAM_CREATE, &c))
-		return -1;
-	if (out)
-		*out = c;
-	return c.id;
-}
-
-static int scmd(int fd, unsigned long ioc, uint32_t id, uint32_t core,
-		int32_t delta, struct dpusim_stream_cmd *out)
-{
-	struct dpusim_stream_cmd c = {
-		.size = sizeof(c), .id = id, .core = core, .delta = delta,
-	};
-	int r = ioctl(fd, ioc, &c);
-
-	if (out)
-		*out = c;
-	return r;
-}
-
 /* ------------------------------------------------------------ CREATE */
 
 TEST_F(stream, create_short_struct)
@@ -119,29 +90,29 @@ TEST_F(stream, create_reserved)
 /* EBSP's minimum: tokens of 16 bytes */
 TEST_F(stream, create_token_under_16)
 {
-	EXPECT_EQ(-1, create(self->fd, 64, 15, self->data, NULL));
+	EXPECT_EQ(-1, stream_create(self->fd, 64, 15, self->data, NULL));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, create(self->fd, 64, 0, NULL, NULL));
+	EXPECT_EQ(-1, stream_create(self->fd, 64, 0, NULL, NULL));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(0, create(self->fd, 64, 16, self->data, NULL));
+	EXPECT_EQ(0, stream_create(self->fd, 64, 16, self->data, NULL));
 }
 
 TEST_F(stream, create_size_zero)
 {
-	EXPECT_EQ(-1, create(self->fd, 0, 16, self->data, NULL));
+	EXPECT_EQ(-1, stream_create(self->fd, 0, 16, self->data, NULL));
 	EXPECT_EQ(EINVAL, errno);
 }
 
 TEST_F(stream, create_size_over_max)
 {
-	EXPECT_EQ(-1, create(self->fd, DPUSIM_STREAM_MAX_BYTES + 1, 1 << 20,
+	EXPECT_EQ(-1, stream_create(self->fd, DPUSIM_STREAM_MAX_BYTES + 1, 1 << 20,
 			     NULL, NULL));
 	EXPECT_EQ(EINVAL, errno);
 }
 
 TEST_F(stream, create_too_many_tokens)
 {
-	EXPECT_EQ(-1, create(self->fd, (uint64_t)DPUSIM_STREAM_MAX_TOKENS * 16 + 16,
+	EXPECT_EQ(-1, stream_create(self->fd, (uint64_t)DPUSIM_STREAM_MAX_TOKENS * 16 + 16,
 			     16, self->data, NULL));
 	EXPECT_EQ(E2BIG, errno);
 }
@@ -155,10 +126,10 @@ TEST_F(stream, create_data_efault)
 	ASSERT_NE(MAP_FAILED, p);
 	memset(p, 1, 4096);
 	ASSERT_EQ(0, munmap(p + 4096, 4096));
-	EXPECT_EQ(-1, create(self->fd, 8192, 64, p, NULL));
+	EXPECT_EQ(-1, stream_create(self->fd, 8192, 64, p, NULL));
 	EXPECT_EQ(EFAULT, errno);
 	EXPECT_EQ(0, sysfs_rank_attr(0, "stream_resident_bytes"));
-	EXPECT_EQ(0, create(self->fd, 64, 16, self->data, NULL));
+	EXPECT_EQ(0, stream_create(self->fd, 64, 16, self->data, NULL));
 	munmap(p, 4096);
 }
 
@@ -175,7 +146,7 @@ TEST_F(stream, create_readonly_struct)
 	ASSERT_EQ(0, mprotect(c, 4096, PROT_READ));
 	EXPECT_ERRNO(EFAULT, ioctl(self->fd, DPUSIM_IOCTL_STREAM_CREATE, c));
 	EXPECT_EQ(0, sysfs_rank_attr(0, "stream_resident_bytes"));
-	EXPECT_EQ(0, create(self->fd, 64, 16, self->data, NULL));
+	EXPECT_EQ(0, stream_create(self->fd, 64, 16, self->data, NULL));
 	munmap(c, 4096);
 }
 
@@ -184,12 +155,12 @@ TEST_F(stream, create_ids_and_shape)
 {
 	struct dpusim_stream_create c;
 
-	ASSERT_EQ(0, create(self->fd, 256 * 4, 32 * 4, self->data, &c));
+	ASSERT_EQ(0, stream_create(self->fd, 256 * 4, 32 * 4, self->data, &c));
 	EXPECT_EQ(8, c.nr_tokens);
 	EXPECT_EQ(1024 + 9 * 8, c.mem_size);
-	ASSERT_EQ(1, create(self->fd, 4096, 64, NULL, &c));
+	ASSERT_EQ(1, stream_create(self->fd, 4096, 64, NULL, &c));
 	EXPECT_EQ(0, c.nr_tokens);	/* empty, for results */
-	ASSERT_EQ(2, create(self->fd, 100, 16, self->data, &c));
+	ASSERT_EQ(2, stream_create(self->fd, 100, 16, self->data, &c));
 	EXPECT_EQ(7, c.nr_tokens);	/* 6 x 16 + 4 */
 	EXPECT_EQ(100 + 8 * 8, c.mem_size);
 	/*
@@ -204,23 +175,23 @@ TEST_F(stream, create_max_streams)
 	unsigned int i;
 
 	for (i = 0; i < DPUSIM_STREAM_MAX; i++)
-		ASSERT_EQ((int)i, create(self->fd, 16, 16, self->data, NULL));
-	EXPECT_EQ(-1, create(self->fd, 16, 16, self->data, NULL));
+		ASSERT_EQ((int)i, stream_create(self->fd, 16, 16, self->data, NULL));
+	EXPECT_EQ(-1, stream_create(self->fd, 16, 16, self->data, NULL));
 	EXPECT_EQ(ENOSPC, errno);
 }
 
 /* The streams go with the rank's ownership */
 TEST_F(stream, freed_on_close)
 {
-	ASSERT_EQ(0, create(self->fd, 4096, 64, self->data, NULL));
+	ASSERT_EQ(0, stream_create(self->fd, 4096, 64, self->data, NULL));
 	EXPECT_LT(0, sysfs_rank_attr(0, "stream_resident_bytes"));
 	close(self->fd);
 	self->fd = open(RANK_PATH(0), O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
 	EXPECT_EQ(0, sysfs_rank_attr(0, "stream_resident_bytes"));
 	/* numbering starts again */
-	EXPECT_EQ(0, create(self->fd, 64, 16, self->data, NULL));
-	EXPECT_EQ(-1, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 1, 0, 0, NULL));
+	EXPECT_EQ(0, stream_create(self->fd, 64, 16, self->data, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 1, 0, 0, NULL));
 	EXPECT_EQ(ENOENT, errno);
 }
 
@@ -238,7 +209,7 @@ TEST_F(stream, cmd_short_struct)
 	};
 	size_t i;
 
-	ASSERT_EQ(0, create(self->fd, 64, 16, self->data, NULL));
+	ASSERT_EQ(0, stream_create(self->fd, 64, 16, self->data, NULL));
 	for (i = 0; i < 3; i++)
 		EXPECT_ERRNO(EINVAL, ioctl(self->fd, cmds[i], &c));
 }
@@ -251,7 +222,7 @@ TEST_F(stream, cmd_long_struct)
 	} big = { .c = { .size = sizeof(big) }, .tail = 1 };
 	size_t i;
 
-	ASSERT_EQ(0, create(self->fd, 64, 16, self->data, NULL));
+	ASSERT_EQ(0, stream_create(self->fd, 64, 16, self->data, NULL));
 	for (i = 0; i < 3; i++)
 		EXPECT_ERRNO(E2BIG, ioctl(self->fd, cmds[i], &big.c));
 }
@@ -269,7 +240,7 @@ TEST_F(stream, cmd_bad_flags)
 	struct dpusim_stream_cmd c = { .size = sizeof(c), .flags = 1 };
 	size_t i;
 
-	ASSERT_EQ(0, create(self->fd, 64, 16, self->data, NULL));
+	ASSERT_EQ(0, stream_create(self->fd, 64, 16, self->data, NULL));
 	for (i = 0; i < 3; i++)
 		EXPECT_ERRNO(EINVAL, ioctl(self->fd, cmds[i], &c));
 }
@@ -279,9 +250,9 @@ TEST_F(stream, cmd_no_stream)
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
-		EXPECT_EQ(-1, scmd(self->fd, cmds[i], 0, 0, 0, NULL));
+		EXPECT_EQ(-1, stream_cmd(self->fd, cmds[i], 0, 0, 0, NULL));
 		EXPECT_EQ(ENOENT, errno);
-		EXPECT_EQ(-1, scmd(self->fd, cmds[i], UINT32_MAX, 0, 0, NULL));
+		EXPECT_EQ(-1, stream_cmd(self->fd, cmds[i], UINT32_MAX, 0, 0, NULL));
 		EXPECT_EQ(ENOENT, errno);
 	}
 }
@@ -290,9 +261,9 @@ TEST_F(stream, cmd_core_past_rank)
 {
 	size_t i;
 
-	ASSERT_EQ(0, create(self->fd, 64, 16, self->data, NULL));
+	ASSERT_EQ(0, stream_create(self->fd, 64, 16, self->data, NULL));
 	for (i = 0; i < 3; i++) {
-		EXPECT_EQ(-1, scmd(self->fd, cmds[i], 0, self->info.nr_dpus, 0,
+		EXPECT_EQ(-1, stream_cmd(self->fd, cmds[i], 0, self->info.nr_dpus, 0,
 				   NULL));
 		EXPECT_EQ(EINVAL, errno);
 	}
@@ -300,11 +271,11 @@ TEST_F(stream, cmd_core_past_rank)
 
 TEST_F(stream, open_close_with_delta)
 {
-	ASSERT_EQ(0, create(self->fd, 64, 16, self->data, NULL));
-	EXPECT_EQ(-1, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 0, 1, NULL));
+	ASSERT_EQ(0, stream_create(self->fd, 64, 16, self->data, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 0, 1, NULL));
 	EXPECT_EQ(EINVAL, errno);
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 0, 0, NULL));
-	EXPECT_EQ(-1, scmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, 0, -1, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 0, 0, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, 0, -1, NULL));
 	EXPECT_EQ(EINVAL, errno);
 }
 
@@ -313,8 +284,8 @@ TEST_F(stream, open_by_second_core)
 {
 	struct dpusim_stream_cmd o;
 
-	ASSERT_EQ(0, create(self->fd, 100, 16, self->data, NULL));
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 3, 0, &o));
+	ASSERT_EQ(0, stream_create(self->fd, 100, 16, self->data, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 3, 0, &o));
 	EXPECT_EQ(0, o.cursor);
 	EXPECT_EQ(16, o.token);
 	EXPECT_EQ(7, o.nr_tokens);
@@ -322,32 +293,32 @@ TEST_F(stream, open_by_second_core)
 	EXPECT_EQ(0, o.offset);
 	EXPECT_EQ(16, o.token_size);
 	EXPECT_EQ(sizeof(o), o.size);
-	EXPECT_EQ(-1, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, NULL));
 	EXPECT_EQ(EBUSY, errno);
-	EXPECT_EQ(-1, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 3, 0, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 3, 0, NULL));
 	EXPECT_EQ(EBUSY, errno);
-	EXPECT_EQ(-1, scmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, 4, 0, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, 4, 0, NULL));
 	EXPECT_EQ(EINVAL, errno);
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, 3, 0, NULL));
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, &o));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, 3, 0, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, &o));
 	EXPECT_EQ(0, o.cursor);
 }
 
 TEST_F(stream, close_twice)
 {
-	ASSERT_EQ(0, create(self->fd, 64, 16, self->data, NULL));
-	EXPECT_EQ(-1, scmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, 0, 0, NULL));
+	ASSERT_EQ(0, stream_create(self->fd, 64, 16, self->data, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, 0, 0, NULL));
 	EXPECT_EQ(EINVAL, errno);	/* never opened */
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 0, 0, NULL));
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, 0, 0, NULL));
-	EXPECT_EQ(-1, scmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, 0, 0, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 0, 0, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, 0, 0, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, 0, 0, NULL));
 	EXPECT_EQ(EINVAL, errno);
 }
 
 TEST_F(stream, seek_not_open)
 {
-	ASSERT_EQ(0, create(self->fd, 64, 16, self->data, NULL));
-	EXPECT_EQ(-1, scmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, 0, 1, NULL));
+	ASSERT_EQ(0, stream_create(self->fd, 64, 16, self->data, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, 0, 1, NULL));
 	EXPECT_EQ(EINVAL, errno);
 }
 
@@ -367,10 +338,10 @@ TEST_F(stream, seek_cursor)
 	struct dpusim_stream_cmd o;
 	size_t i;
 
-	ASSERT_EQ(0, create(self->fd, 100, 16, self->data, NULL));
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 1, 0, NULL));
+	ASSERT_EQ(0, stream_create(self->fd, 100, 16, self->data, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 1, 0, NULL));
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, 1,
+		ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, 1,
 				  steps[i].delta, &o));
 		EXPECT_EQ(steps[i].cursor, o.cursor) TH_LOG("step %zu", i);
 		EXPECT_EQ(steps[i].token, o.token) TH_LOG("step %zu", i);
@@ -386,16 +357,16 @@ TEST_F(stream, many_open_close)
 	struct dpusim_stream_cmd o;
 	unsigned int i;
 
-	ASSERT_EQ(0, create(self->fd, 100, 16, self->data, NULL));
+	ASSERT_EQ(0, stream_create(self->fd, 100, 16, self->data, NULL));
 	for (i = 0; i < 2000; i++) {
 		uint32_t core = i % self->info.nr_dpus;
 
-		ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, core, 0,
+		ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, core, 0,
 				  &o));
 		ASSERT_EQ(0, o.cursor);
-		ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, core,
+		ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, core,
 				  (int32_t)(i % 9) - 4, NULL));
-		ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, core, 0,
+		ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, core, 0,
 				  NULL));
 	}
 	EXPECT_EQ(4096, sysfs_rank_attr(0, "stream_resident_bytes"));
@@ -437,8 +408,8 @@ TEST_F(stream, move_down_all_tokens)
 	uint64_t off = 8;
 	uint32_t size, i, got = 0, h[2];
 
-	ASSERT_EQ(0, create(self->fd, 100, 16, self->data, NULL));
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 2, 0, &o));
+	ASSERT_EQ(0, stream_create(self->fd, 100, 16, self->data, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 2, 0, &o));
 	size = o.token;
 	for (i = 0; i < 7; i++) {
 		ASSERT_EQ(0, down(self->fd, 0, 2, off, size, buf)) TH_LOG("token %u", i);
@@ -466,8 +437,8 @@ TEST_F(stream, move_down_wrong_token)
 	struct dpusim_stream_cmd o;
 	uint8_t buf[64];
 
-	ASSERT_EQ(0, create(self->fd, 100, 16, self->data, NULL));
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 2, 0, NULL));
+	ASSERT_EQ(0, stream_create(self->fd, 100, 16, self->data, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 2, 0, NULL));
 	EXPECT_EQ(-1, down(self->fd, 0, 2, 0, 16, buf));	/* the header */
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, down(self->fd, 0, 2, 8, 8, buf));	/* too short */
@@ -479,7 +450,7 @@ TEST_F(stream, move_down_wrong_token)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, down(self->fd, 5, 2, 8, 16, buf));
 	EXPECT_EQ(ENOENT, errno);
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, 2, 0, &o));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, 2, 0, &o));
 	EXPECT_EQ(0, o.cursor);			/* nothing moved */
 	EXPECT_EQ(0, down(self->fd, 0, 2, 8, 16, buf));
 }
@@ -488,8 +459,8 @@ TEST_F(stream, move_bad_flags)
 {
 	struct dpusim_block b = { (uintptr_t)self->data, 24 };
 
-	ASSERT_EQ(0, create(self->fd, 100, 16, self->data, NULL));
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 2, 0, NULL));
+	ASSERT_EQ(0, stream_create(self->fd, 100, 16, self->data, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 2, 0, NULL));
 	EXPECT_EQ(-1, move(self->fd, 0, 2, DPUSIM_XFER_FROM_DPU | DPUSIM_XFER_WRAM,
 			   8, 24, &b, 1));
 	EXPECT_EQ(EINVAL, errno);
@@ -511,8 +482,8 @@ TEST_F(stream, move_up_and_back)
 	uint64_t off = 0;
 	uint32_t prev = 0, n, i;
 
-	ASSERT_EQ(0, create(self->fd, 64, 16, NULL, NULL));
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 1, 0, NULL));
+	ASSERT_EQ(0, stream_create(self->fd, 64, 16, NULL, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 1, 0, NULL));
 	for (i = 0; i < 3; i++) {
 		n = i == 2 ? 32 : 16;
 		hdr[0] = prev;
@@ -532,7 +503,7 @@ TEST_F(stream, move_up_and_back)
 	EXPECT_EQ(-1, move(self->fd, 0, 1, 0, off, 24, b, 3));
 	EXPECT_EQ(ENOSPC, errno);
 	/* read back from the start */
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, 1, INT_MIN, &o));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, 1, INT_MIN, &o));
 	EXPECT_EQ(3, o.nr_tokens);
 	EXPECT_EQ(16, o.token);
 	off = 8;
@@ -559,10 +530,10 @@ TEST_F(stream, move_up_rules)
 		{ (uintptr_t)term, 8 },
 	};
 
-	ASSERT_EQ(0, create(self->fd, 100, 16, self->data, NULL));
-	ASSERT_EQ(1, create(self->fd, 64, 16, NULL, NULL));
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 1, 0, NULL));
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 1, 1, 0, NULL));
+	ASSERT_EQ(0, stream_create(self->fd, 100, 16, self->data, NULL));
+	ASSERT_EQ(1, stream_create(self->fd, 64, 16, NULL, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 1, 0, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 1, 1, 0, NULL));
 	b[1].length = 16;
 	EXPECT_EQ(-1, move(self->fd, 0, 1, 0, 0, 32, b, 3));	/* made of data */
 	EXPECT_EQ(EINVAL, errno);
@@ -585,13 +556,13 @@ TEST_F(stream, move_down_async)
 	struct dpusim_stream_cmd o;
 
 	ASSERT_NE(MAP_FAILED, buf);
-	ASSERT_EQ(0, create(self->fd, 100, 16, self->data, NULL));
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 2, 0, NULL));
+	ASSERT_EQ(0, stream_create(self->fd, 100, 16, self->data, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 2, 0, NULL));
 	b = (struct dpusim_block){ (uintptr_t)buf, 24 };
 	ASSERT_EQ(0, move(self->fd, 0, 2, DPUSIM_XFER_FROM_DPU | DPUSIM_XFER_ASYNC,
 			  8, 24, &b, 1));
 	/* the cursor moved when it was queued */
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, 2, 0, &o));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, 2, 0, &o));
 	EXPECT_EQ(1, o.cursor);
 	ASSERT_EQ(0, ioctl(self->fd, DPUSIM_IOCTL_SYNC, &sy));
 	EXPECT_EQ(0, memcmp(buf, self->data, 16));
@@ -608,7 +579,7 @@ TEST_F(stream, mmap_format)
 	uint32_t h[2], i, size, prev = 0;
 	uint64_t off = 0, got = 0;
 
-	ASSERT_EQ(0, create(self->fd, 100, 16, self->data, &c));
+	ASSERT_EQ(0, stream_create(self->fd, 100, 16, self->data, &c));
 	m = mmap(NULL, c.mem_size, PROT_READ, MAP_SHARED, self->fd,
 		 DPUSIM_MMAP_STREAM(0));
 	ASSERT_NE(MAP_FAILED, m) TH_LOG("%s", strerror(errno));
@@ -637,13 +608,13 @@ TEST_F(stream, mmap_sees_move_up)
 	struct dpusim_stream_create c;
 	const uint32_t *m;
 
-	ASSERT_EQ(0, create(self->fd, 64, 16, NULL, &c));
+	ASSERT_EQ(0, stream_create(self->fd, 64, 16, NULL, &c));
 	m = mmap(NULL, c.mem_size, PROT_READ, MAP_SHARED, self->fd,
 		 DPUSIM_MMAP_STREAM(0));
 	ASSERT_NE(MAP_FAILED, m);
 	EXPECT_EQ(0, m[0]);
 	EXPECT_EQ(0, m[1]);
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 0, 0, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 0, 0, NULL));
 	ASSERT_EQ(0, move(self->fd, 0, 0, 0, 0, 40, b, 3));
 	EXPECT_EQ(0, m[0]);
 	EXPECT_EQ(24, m[1]);
@@ -658,7 +629,7 @@ TEST_F(stream, mmap_no_stream)
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd,
 				   DPUSIM_MMAP_STREAM(0)));
 	EXPECT_EQ(EINVAL, errno);
-	ASSERT_EQ(0, create(self->fd, 64, 16, self->data, NULL));
+	ASSERT_EQ(0, stream_create(self->fd, 64, 16, self->data, NULL));
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, 8192, PROT_READ, MAP_SHARED, self->fd,
 				   DPUSIM_MMAP_STREAM(0)));	/* past it */
 	EXPECT_EQ(EINVAL, errno);

@@ -162,39 +162,12 @@ static const uint8_t *map_stream(FIXTURE_DATA(sw) *self, uint32_t id,
 	return p;
 }
 
-/* A stream of @size bytes of data (or empty with @data NULL): its id or -1 */
-static int create(int fd, uint64_t size, uint32_t token, const void *data)
-{
-	struct dpusim_stream_create c = {
-		.size = sizeof(c), .stream_size = size, .token_size = token,
-		.data = (uintptr_t)data,
-	};
-
-	if (ioctl(fd, DPUSIM_IOCTL_STREAM_CREATE, &c))
-		return -1;
-	return c.id;
-}
-
-/* OPEN/CLOSE/SEEK, on the rank file or (WORKER_STREAM_*) a worker file */
-static int scmd(int fd, unsigned long ioc, uint32_t id, uint32_t core,
-		int32_t delta, struct dpusim_stream_cmd *out)
-{
-	struct dpusim_stream_cmd c = {
-		.size = sizeof(c), .id = id, .core = core, .delta = delta,
-	};
-	int r = ioctl(fd, ioc, &c);
-
-	if (out)
-		*out = c;
-	return r;
-}
-
 /* The cursor of stream @id as its core @core sees it (SEEK by 0), or -1 */
 static int cursor_of(int fd, unsigned long seek, uint32_t id, uint32_t core)
 {
 	struct dpusim_stream_cmd o;
 
-	if (scmd(fd, seek, id, core, 0, &o))
+	if (stream_cmd(fd, seek, id, core, 0, &o))
 		return -1;
 	return o.cursor;
 }
@@ -230,21 +203,6 @@ static int wwait(int wfd, uint32_t flags)
 	return ioctl(wfd, DPUSIM_IOCTL_WORKER_STREAM_WAIT, &wt);
 }
 
-/* One DPU, @len bytes to or from host buffer @buf, MRAM or WRAM. */
-static int xfer_one(int fd, uint32_t dpu, uint32_t flags, uint64_t off,
-		    void *buf, uint64_t len)
-{
-	struct dpusim_xfer_dpu d = { .dpu = dpu, .nr_blocks = 1 };
-	struct dpusim_block b = { (uintptr_t)buf, len };
-	struct dpusim_xfer x = {
-		.size = sizeof(x), .flags = flags, .offset = off,
-		.length = len, .nr_dpus = 1, .nr_blocks = 1,
-		.dpus = (uintptr_t)&d, .blocks = (uintptr_t)&b,
-	};
-
-	return xfer(fd, &x);
-}
-
 /* A DPUSIM_XFER_STREAM move of the rank file, one block, by @core */
 static int xmove(int fd, uint32_t id, uint32_t core, uint32_t flags,
 		 uint64_t off, void *buf, uint64_t len)
@@ -263,8 +221,8 @@ static int xmove(int fd, uint32_t id, uint32_t core, uint32_t flags,
 /* Stream 0 (100 bytes in tokens of 16) and stream 1 (empty, 64 bytes) */
 static int two_streams(FIXTURE_DATA(sw) *self)
 {
-	return create(self->fd, S_LEN, S_TOKEN, self->data) == 0 &&
-	       create(self->fd, 64, 16, NULL) == 1 ? 0 : -1;
+	return stream_create(self->fd, S_LEN, S_TOKEN, self->data, NULL) == 0 &&
+	       stream_create(self->fd, 64, 16, NULL, NULL) == 1 ? 0 : -1;
 }
 
 /*
@@ -274,8 +232,8 @@ static int two_streams(FIXTURE_DATA(sw) *self)
 static int move_setup(FIXTURE_DATA(sw) *self)
 {
 	if (two_streams(self) || hold(self, HELD) ||
-	    scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD, 0, NULL) ||
-	    scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 1, HELD, 0, NULL))
+	    stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD, 0, NULL) ||
+	    stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 1, HELD, 0, NULL))
 		return -1;
 	return map_window(self);
 }
@@ -395,7 +353,7 @@ TEST_F(sw, wcmd_readonly_struct)
 	ASSERT_EQ(0, mprotect(c, PAGE, PROT_READ));
 	EXPECT_ERRNO(EFAULT, ioctl(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, c));
 	/* not open: the host opens it as another core */
-	EXPECT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 5, 0, NULL));
+	EXPECT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 5, 0, NULL));
 	munmap(c, PAGE);
 }
 
@@ -408,24 +366,24 @@ TEST_F(sw, wcmd_nothing_held)
 	self->wfd[0] = worker_open(self->fd);
 	ASSERT_LE(0, self->wfd[0]);
 	for (i = 0; i < 3; i++) {
-		EXPECT_EQ(-1, scmd(self->wfd[0], wcmds[i], 0, 0, 0, NULL));
+		EXPECT_EQ(-1, stream_cmd(self->wfd[0], wcmds[i], 0, 0, 0, NULL));
 		EXPECT_EQ(EPERM, errno);
-		EXPECT_EQ(-1, scmd(self->wfd[0], wcmds[i], 0, HELD, 0, NULL));
+		EXPECT_EQ(-1, stream_cmd(self->wfd[0], wcmds[i], 0, HELD, 0, NULL));
 		EXPECT_EQ(EPERM, errno);
 	}
 	/* launched but not claimed: still nothing held */
 	ASSERT_EQ(0, do_launch(self->fd, HELD, 1));
-	EXPECT_EQ(-1, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
+	EXPECT_EQ(-1, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
 			   0, NULL));
 	EXPECT_EQ(EPERM, errno);
 	/* held and finished: nothing held again */
 	ASSERT_EQ(HELD, claim(self->wfd[0]));
 	ASSERT_EQ(0, finish(self->wfd[0], HELD));
-	EXPECT_EQ(-1, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
+	EXPECT_EQ(-1, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
 			   0, NULL));
 	EXPECT_EQ(EPERM, errno);
 	/* and the stream is open by nobody */
-	EXPECT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, HELD, 0, NULL));
+	EXPECT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, HELD, 0, NULL));
 }
 
 /* Only as the DPU held: EPERM for any other core */
@@ -436,19 +394,19 @@ TEST_F(sw, wcmd_other_core)
 	ASSERT_EQ(0, two_streams(self));
 	ASSERT_EQ(0, hold(self, HELD));
 	/* stream 0 open by core 4 (the host, DPU 4 idle) */
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, NULL));
 	for (i = 0; i < 3; i++) {
-		EXPECT_EQ(-1, scmd(self->wfd[0], wcmds[i], 0, 4, 0, NULL));
+		EXPECT_EQ(-1, stream_cmd(self->wfd[0], wcmds[i], 0, 4, 0, NULL));
 		EXPECT_EQ(EPERM, errno);
-		EXPECT_EQ(-1, scmd(self->wfd[0], wcmds[i], 1, 0, 0, NULL));
+		EXPECT_EQ(-1, stream_cmd(self->wfd[0], wcmds[i], 1, 0, 0, NULL));
 		EXPECT_EQ(EPERM, errno);
-		EXPECT_EQ(-1, scmd(self->wfd[0], wcmds[i], 1,
+		EXPECT_EQ(-1, stream_cmd(self->wfd[0], wcmds[i], 1,
 				   self->info.nr_dpus - 1, 0, NULL));
 		EXPECT_EQ(EPERM, errno);
 	}
 	/* nothing changed: stream 0 is core 4's, stream 1 nobody's */
 	EXPECT_EQ(0, cursor_of(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, 4));
-	EXPECT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 1, HELD,
+	EXPECT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 1, HELD,
 			  0, NULL));
 }
 
@@ -474,19 +432,19 @@ TEST_F(sw, wcmd_delta_with_open_close)
 {
 	ASSERT_EQ(0, two_streams(self));
 	ASSERT_EQ(0, hold(self, HELD));
-	EXPECT_EQ(-1, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
+	EXPECT_EQ(-1, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
 			   1, NULL));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
+	EXPECT_EQ(-1, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
 			   INT_MIN, NULL));
 	EXPECT_EQ(EINVAL, errno);
-	ASSERT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
+	ASSERT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
 			  0, NULL));
-	EXPECT_EQ(-1, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_CLOSE, 0, HELD,
+	EXPECT_EQ(-1, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_CLOSE, 0, HELD,
 			   -1, NULL));
 	EXPECT_EQ(EINVAL, errno);
 	/* still open: a close without delta works */
-	EXPECT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_CLOSE, 0, HELD,
+	EXPECT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_CLOSE, 0, HELD,
 			  0, NULL));
 }
 
@@ -498,10 +456,10 @@ TEST_F(sw, wcmd_core_past_rank)
 	ASSERT_EQ(0, two_streams(self));
 	ASSERT_EQ(0, hold(self, HELD));
 	for (i = 0; i < 3; i++) {
-		EXPECT_EQ(-1, scmd(self->wfd[0], wcmds[i], 0, self->info.nr_dpus,
+		EXPECT_EQ(-1, stream_cmd(self->wfd[0], wcmds[i], 0, self->info.nr_dpus,
 				   0, NULL));
 		EXPECT_EQ(EINVAL, errno);
-		EXPECT_EQ(-1, scmd(self->wfd[0], wcmds[i], 0, UINT32_MAX, 0, NULL));
+		EXPECT_EQ(-1, stream_cmd(self->wfd[0], wcmds[i], 0, UINT32_MAX, 0, NULL));
 		EXPECT_EQ(EINVAL, errno);
 	}
 }
@@ -513,12 +471,12 @@ TEST_F(sw, wcmd_no_stream)
 	ASSERT_EQ(0, two_streams(self));
 	ASSERT_EQ(0, hold(self, HELD));
 	for (i = 0; i < 3; i++) {
-		EXPECT_EQ(-1, scmd(self->wfd[0], wcmds[i], 2, HELD, 0, NULL));
+		EXPECT_EQ(-1, stream_cmd(self->wfd[0], wcmds[i], 2, HELD, 0, NULL));
 		EXPECT_EQ(ENOENT, errno);
-		EXPECT_EQ(-1, scmd(self->wfd[0], wcmds[i], DPUSIM_STREAM_MAX, HELD,
+		EXPECT_EQ(-1, stream_cmd(self->wfd[0], wcmds[i], DPUSIM_STREAM_MAX, HELD,
 				   0, NULL));
 		EXPECT_EQ(ENOENT, errno);
-		EXPECT_EQ(-1, scmd(self->wfd[0], wcmds[i], UINT32_MAX, HELD, 0,
+		EXPECT_EQ(-1, stream_cmd(self->wfd[0], wcmds[i], UINT32_MAX, HELD, 0,
 				   NULL));
 		EXPECT_EQ(ENOENT, errno);
 	}
@@ -530,25 +488,25 @@ TEST_F(sw, wopen_by_other_core)
 	struct dpusim_stream_cmd o;
 
 	ASSERT_EQ(0, two_streams(self));
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 5, 0, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 5, 0, NULL));
 	ASSERT_EQ(0, hold(self, HELD));
-	EXPECT_EQ(-1, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
+	EXPECT_EQ(-1, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
 			   0, NULL));
 	EXPECT_EQ(EBUSY, errno);
 	/* core 5 still has it, at its cursor */
 	EXPECT_EQ(0, cursor_of(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, 5));
 	/* open by the DPU itself: a second open is EBUSY too */
-	ASSERT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 1, HELD,
+	ASSERT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 1, HELD,
 			  0, &o));
-	EXPECT_EQ(-1, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 1, HELD,
+	EXPECT_EQ(-1, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 1, HELD,
 			   0, NULL));
 	EXPECT_EQ(EBUSY, errno);
 	/* and the host as another core, too */
-	EXPECT_EQ(-1, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 1, 5, 0, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 1, 5, 0, NULL));
 	EXPECT_EQ(EBUSY, errno);
 	/* once core 5 closed it, the DPU opens it */
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, 5, 0, NULL));
-	EXPECT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, 5, 0, NULL));
+	EXPECT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
 			  0, NULL));
 }
 
@@ -556,21 +514,21 @@ TEST_F(sw, wclose_not_open)
 {
 	ASSERT_EQ(0, two_streams(self));
 	ASSERT_EQ(0, hold(self, HELD));
-	EXPECT_EQ(-1, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_CLOSE, 0, HELD,
+	EXPECT_EQ(-1, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_CLOSE, 0, HELD,
 			   0, NULL));
 	EXPECT_EQ(EINVAL, errno);	/* never opened */
 	/* open by another core */
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 5, 0, NULL));
-	EXPECT_EQ(-1, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_CLOSE, 0, HELD,
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 5, 0, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_CLOSE, 0, HELD,
 			   0, NULL));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(0, cursor_of(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, 5));
 	/* closed twice */
-	ASSERT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 1, HELD,
+	ASSERT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 1, HELD,
 			  0, NULL));
-	ASSERT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_CLOSE, 1, HELD,
+	ASSERT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_CLOSE, 1, HELD,
 			  0, NULL));
-	EXPECT_EQ(-1, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_CLOSE, 1, HELD,
+	EXPECT_EQ(-1, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_CLOSE, 1, HELD,
 			   0, NULL));
 	EXPECT_EQ(EINVAL, errno);
 }
@@ -579,11 +537,11 @@ TEST_F(sw, wseek_not_open)
 {
 	ASSERT_EQ(0, two_streams(self));
 	ASSERT_EQ(0, hold(self, HELD));
-	EXPECT_EQ(-1, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0, HELD,
+	EXPECT_EQ(-1, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0, HELD,
 			   1, NULL));
 	EXPECT_EQ(EINVAL, errno);
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 5, 0, NULL));
-	EXPECT_EQ(-1, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0, HELD,
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 5, 0, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0, HELD,
 			   1, NULL));
 	EXPECT_EQ(EINVAL, errno);
 	/* core 5's cursor did not move */
@@ -614,7 +572,7 @@ TEST_F(sw, wcmd_out_fields)
 	ASSERT_EQ(0, hold(self, HELD));
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		memset(&o, 0xee, sizeof(o));
-		ASSERT_EQ(0, scmd(self->wfd[0], steps[i].ioc, 0, HELD,
+		ASSERT_EQ(0, stream_cmd(self->wfd[0], steps[i].ioc, 0, HELD,
 				  steps[i].delta, &o)) TH_LOG("step %zu: %s", i,
 							      strerror(errno));
 		EXPECT_EQ(sizeof(o), o.size) TH_LOG("step %zu", i);
@@ -631,10 +589,10 @@ TEST_F(sw, wcmd_out_fields)
 		EXPECT_EQ(steps[i].prev, o.prev) TH_LOG("step %zu", i);
 	}
 	/* closed: the host opens it as another core, on token 0 */
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, &o));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, &o));
 	EXPECT_EQ(0, o.cursor);
 	/* an empty stream: no token, its one header */
-	ASSERT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 1, HELD,
+	ASSERT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 1, HELD,
 			  0, &o));
 	EXPECT_EQ(0, o.cursor);
 	EXPECT_EQ(0, o.token);
@@ -662,7 +620,7 @@ TEST_F(sw, wrong_file_enotty)
 	EXPECT_ERRNO(ENOTTY, ioctl(self->wfd[0], DPUSIM_IOCTL_STREAM_SEEK, &c));
 	EXPECT_ERRNO(ENOTTY, ioctl(self->wfd[0], DPUSIM_IOCTL_STREAM_CLOSE, &c));
 	/* the stream is open by nobody */
-	EXPECT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, NULL));
+	EXPECT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, NULL));
 }
 
 /* ------------------------------------------------ WORKER_STREAM_MOVE */
@@ -949,7 +907,7 @@ TEST_F(sw, move_nothing_held)
 	self->wfd[0] = worker_open(self->fd);
 	ASSERT_LE(0, self->wfd[0]);
 	/* stream 0 open by core HELD (the host, DPU HELD idle) */
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, HELD, 0, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, HELD, 0, NULL));
 	EXPECT_EQ(-1, wmove(self->wfd[0], DPUSIM_STREAM_MOVE_DOWN, 0, 8, 1, &b));
 	EXPECT_EQ(EPERM, errno);
 	EXPECT_EQ(-1, wmove(self->wfd[0], DPUSIM_STREAM_MOVE_DOWN |
@@ -959,9 +917,9 @@ TEST_F(sw, move_nothing_held)
 	EXPECT_EQ(EPERM, errno);
 	EXPECT_EQ(0, cursor_of(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, HELD));
 	/* after FINISH it holds nothing again */
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, HELD, 0, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, HELD, 0, NULL));
 	ASSERT_EQ(0, hold(self, HELD));
-	ASSERT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
+	ASSERT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
 			  0, NULL));
 	ASSERT_EQ(0, finish(self->wfd[0], HELD));
 	EXPECT_EQ(-1, wmove(self->wfd[0], DPUSIM_STREAM_MOVE_DOWN, 0, 8, 1, &b));
@@ -1001,8 +959,8 @@ TEST_F(sw, move_stream_not_open)
 	EXPECT_EQ(-1, wmove(self->wfd[0], 0, 1, 0, 1, &b));
 	EXPECT_EQ(EINVAL, errno);
 	/* open by another core (the host as core 5) */
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 5, 0, NULL));
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 1, 5, 0, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 5, 0, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 1, 5, 0, NULL));
 	b.offset = 256;
 	EXPECT_EQ(-1, wmove(self->wfd[0], DPUSIM_STREAM_MOVE_DOWN, 0, 8, 1, &b));
 	EXPECT_EQ(EINVAL, errno);
@@ -1013,7 +971,7 @@ TEST_F(sw, move_stream_not_open)
 	EXPECT_EQ(0, cursor_of(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, 5));
 	EXPECT_EQ(0, cursor_of(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 1, 5));
 	EXPECT_TRUE(win_zero(self, 256, 24));
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 1, 5, 0, &o));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 1, 5, 0, &o));
 	EXPECT_EQ(0, o.nr_tokens);
 }
 
@@ -1042,7 +1000,7 @@ TEST_F(sw, move_down_wrong_token)
 	EXPECT_EQ(0, wcursor(self, 0));
 	EXPECT_TRUE(win_zero(self, 0, 32));
 	/* after a seek, the token there; the first one is wrong now */
-	ASSERT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0, HELD,
+	ASSERT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0, HELD,
 			  6, NULL));
 	EXPECT_EQ(-1, wdown(self->wfd[0], 0, 8, 24, 0));
 	EXPECT_EQ(EINVAL, errno);
@@ -1080,14 +1038,14 @@ TEST_F(sw, move_up_wrong)
 	EXPECT_EQ(EINVAL, errno);
 	/* nothing happened to either stream */
 	EXPECT_EQ(0, wcursor(self, 0));
-	ASSERT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 1, HELD,
+	ASSERT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 1, HELD,
 			  0, &o));
 	EXPECT_EQ(0, o.cursor);
 	EXPECT_EQ(0, o.nr_tokens);
 	/* right: 16 bytes at the cursor */
 	b.length = 32;
 	EXPECT_EQ(0, wmove(self->wfd[0], 0, 1, 0, 1, &b));
-	ASSERT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 1, HELD,
+	ASSERT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 1, HELD,
 			  0, &o));
 	EXPECT_EQ(1, o.cursor);
 	EXPECT_EQ(1, o.nr_tokens);
@@ -1101,7 +1059,7 @@ TEST_F(sw, move_down_end)
 	struct dpusim_stream_cmd o;
 
 	ASSERT_EQ(0, move_setup(self));
-	ASSERT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0, HELD,
+	ASSERT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0, HELD,
 			  6, NULL));
 	ASSERT_EQ(0, wdown(self->wfd[0], 0, 152, 12, 0));
 	/* the last token again, the end's "token", any other */
@@ -1115,7 +1073,7 @@ TEST_F(sw, move_down_end)
 			    DPUSIM_STREAM_MOVE_ASYNC, 0, 8,
 			    1, &(struct dpusim_window_block){ 64, 24 }));
 	EXPECT_EQ(ENODATA, errno);
-	ASSERT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0, HELD,
+	ASSERT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0, HELD,
 			  0, &o));
 	EXPECT_EQ(S_TOKENS, o.cursor);
 	EXPECT_EQ(0, o.token);
@@ -1175,7 +1133,7 @@ TEST_F(sw, move_up_capacity)
 	EXPECT_EQ(0, m[21]);
 	for (i = 88; i < 64 + 9 * 8; i++)
 		ASSERT_EQ(0, mb[i]) TH_LOG("stream byte %u", i);
-	ASSERT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 1, HELD,
+	ASSERT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 1, HELD,
 			  0, &o));
 	EXPECT_EQ(2, o.cursor);
 	EXPECT_EQ(2, o.nr_tokens);
@@ -1271,7 +1229,7 @@ TEST_F(sw, move_up_bytes)
 	EXPECT_EQ(0, memcmp(m + 32, h2, 8));
 	EXPECT_EQ(0, memcmp(m + 40, self->data + 900, 8));
 	EXPECT_EQ(0, memcmp(m + 48, t2, 8));
-	ASSERT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 1, HELD,
+	ASSERT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 1, HELD,
 			  INT_MIN, &o));
 	EXPECT_EQ(2, o.nr_tokens);
 	EXPECT_EQ(24, o.token);
@@ -1344,9 +1302,9 @@ TEST_F(sw, finish_flushes_async)
 	uint32_t h[2];
 
 	ASSERT_NE(NULL, back);
-	ASSERT_EQ(0, create(self->fd, len, len, self->data));
+	ASSERT_EQ(0, stream_create(self->fd, len, len, self->data, NULL));
 	ASSERT_EQ(0, hold(self, HELD));
-	ASSERT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
+	ASSERT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
 			  0, NULL));
 	ASSERT_EQ(0, wmove(self->wfd[0], DPUSIM_STREAM_MOVE_DOWN |
 			   DPUSIM_STREAM_MOVE_ASYNC, 0, 8, 1, &b));
@@ -1369,9 +1327,9 @@ TEST_F(sw, close_flushes_async)
 	struct dpusim_stream_cmd o;
 
 	ASSERT_NE(NULL, back);
-	ASSERT_EQ(0, create(self->fd, len, len, self->data));
+	ASSERT_EQ(0, stream_create(self->fd, len, len, self->data, NULL));
 	ASSERT_EQ(0, hold(self, HELD));
-	ASSERT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
+	ASSERT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
 			  0, NULL));
 	ASSERT_EQ(0, wmove(self->wfd[0], DPUSIM_STREAM_MOVE_DOWN |
 			   DPUSIM_STREAM_MOVE_ASYNC, 0, 8, 1, &b));
@@ -1380,7 +1338,7 @@ TEST_F(sw, close_flushes_async)
 	ASSERT_EQ(0, xfer_one(self->fd, HELD, DPUSIM_XFER_FROM_DPU, 8, back, len));
 	EXPECT_EQ(0, memcmp(back, self->data, len));
 	/* the stream stays open by the DPU, at its end */
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, HELD, 0, &o));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, HELD, 0, &o));
 	EXPECT_EQ(1, o.cursor);
 	free(back);
 }
@@ -1396,8 +1354,8 @@ TEST_F(sw, wait_bad_flags)
 	EXPECT_EQ(0, wwait(self->wfd[0], 0));
 	/* DPUSIM_STREAM_WAIT_KICK wakes the copy thread: none yet, or one */
 	EXPECT_EQ(0, wwait(self->wfd[0], DPUSIM_STREAM_WAIT_KICK));
-	ASSERT_EQ(0, create(self->fd, S_LEN, S_TOKEN, self->data));
-	ASSERT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
+	ASSERT_EQ(0, stream_create(self->fd, S_LEN, S_TOKEN, self->data, NULL));
+	ASSERT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
 			  0, NULL));
 	ASSERT_EQ(0, wmove(self->wfd[0], DPUSIM_STREAM_MOVE_DOWN |
 			   DPUSIM_STREAM_MOVE_ASYNC, 0, 8, 1,
@@ -1452,22 +1410,22 @@ TEST_F(sw, rank_running_core_busy)
 	memcpy(tok, up, 16);
 	memcpy(tok + 16, term, 8);
 	ASSERT_EQ(0, two_streams(self));
-	ASSERT_EQ(2, create(self->fd, S_LEN, S_TOKEN, self->data));
+	ASSERT_EQ(2, stream_create(self->fd, S_LEN, S_TOKEN, self->data, NULL));
 	/* streams 0 and 1 open by core HELD while it is idle */
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, HELD, 0, NULL));
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 1, HELD, 0, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, HELD, 0, NULL));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 1, HELD, 0, NULL));
 	self->wfd[0] = worker_open(self->fd);
 	ASSERT_LE(0, self->wfd[0]);
 	ASSERT_EQ(0, do_launch(self->fd, HELD, 1));
 	/* nobody holds it yet: RUNNING is what counts */
-	EXPECT_EQ(-1, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 2, HELD, 0, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 2, HELD, 0, NULL));
 	EXPECT_EQ(EBUSY, errno);
-	EXPECT_EQ(-1, scmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, HELD, 1, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, HELD, 1, NULL));
 	EXPECT_EQ(EBUSY, errno);
-	EXPECT_EQ(-1, scmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, HELD, 0, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, HELD, 0, NULL));
 	EXPECT_EQ(EBUSY, errno);
 	ASSERT_EQ(HELD, claim(self->wfd[0]));
-	EXPECT_EQ(-1, scmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 1, HELD, 0, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 1, HELD, 0, NULL));
 	EXPECT_EQ(EBUSY, errno);
 	ioctls = sysfs_rank_attr(0, "xfer_ioctls");
 	EXPECT_EQ(-1, xmove(self->fd, 0, HELD, DPUSIM_XFER_FROM_DPU, 8, buf, 24));
@@ -1481,25 +1439,25 @@ TEST_F(sw, rank_running_core_busy)
 	EXPECT_EQ(EBUSY, errno);
 	EXPECT_EQ(ioctls, sysfs_rank_attr(0, "xfer_ioctls"));
 	/* another core is fine */
-	EXPECT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 2, 4, 0, NULL));
+	EXPECT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 2, 4, 0, NULL));
 	EXPECT_EQ(0, xmove(self->fd, 2, 4, DPUSIM_XFER_FROM_DPU, 8, buf, 24));
 	/* the DPU's program acts as the core meanwhile */
 	EXPECT_EQ(0, cursor_of(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0,
 			       HELD));
 	ASSERT_EQ(0, finish(self->wfd[0], HELD));
 	/* nothing changed: both still open by core HELD on token 0 */
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, HELD, 0, &o));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, HELD, 0, &o));
 	EXPECT_EQ(0, o.cursor);
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 1, HELD, 0, &o));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 1, HELD, 0, &o));
 	EXPECT_EQ(0, o.cursor);
 	EXPECT_EQ(0, o.nr_tokens);
-	EXPECT_EQ(-1, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, NULL));
 	EXPECT_EQ(EBUSY, errno);
 	/* and the host moves as core HELD again */
 	EXPECT_EQ(0, xmove(self->fd, 0, HELD, DPUSIM_XFER_FROM_DPU, 8, buf, 24));
 	EXPECT_EQ(0, memcmp(buf, self->data, 16));
 	EXPECT_EQ(0, xmove(self->fd, 1, HELD, 0, 0, tok, 24));
-	EXPECT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, HELD, 0, NULL));
+	EXPECT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, HELD, 0, NULL));
 }
 
 /*
@@ -1515,23 +1473,23 @@ TEST_F(sw, open_after_finish)
 
 	ASSERT_EQ(0, two_streams(self));
 	ASSERT_EQ(0, hold(self, HELD));
-	ASSERT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
+	ASSERT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
 			  0, NULL));
 	ASSERT_EQ(0, wmove(self->wfd[0], DPUSIM_STREAM_MOVE_DOWN, 0, 8, 1, &b));
 	ASSERT_EQ(0, finish(self->wfd[0], HELD));
-	EXPECT_EQ(-1, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, NULL));
 	EXPECT_EQ(EBUSY, errno);
-	EXPECT_EQ(-1, scmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, 4, 0, NULL));
+	EXPECT_EQ(-1, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, 4, 0, NULL));
 	EXPECT_EQ(EINVAL, errno);
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, HELD, 0, &o));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_SEEK, 0, HELD, 0, &o));
 	EXPECT_EQ(1, o.cursor);
 	EXPECT_EQ(24, o.offset);
 	/* the host as core HELD moves token 1, then closes it */
 	ASSERT_EQ(0, xmove(self->fd, 0, HELD, DPUSIM_XFER_FROM_DPU, 32, buf, 24));
 	EXPECT_EQ(0, memcmp(buf, self->data + 16, 16));
-	ASSERT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, HELD, 0, &o));
+	ASSERT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_CLOSE, 0, HELD, 0, &o));
 	EXPECT_EQ(2, o.cursor);
-	EXPECT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, &o));
+	EXPECT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, &o));
 	EXPECT_EQ(0, o.cursor);
 }
 
@@ -1546,7 +1504,7 @@ TEST_F(sw, open_across_runs)
 	ASSERT_EQ(0, finish(self->wfd[0], HELD));
 	ASSERT_EQ(0, hold(self, HELD));
 	EXPECT_EQ(1, wcursor(self, 0));
-	EXPECT_EQ(-1, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
+	EXPECT_EQ(-1, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD,
 			   0, NULL));
 	EXPECT_EQ(EBUSY, errno);
 	/* the window shows the token of the first run, and the next one moves */
@@ -1556,13 +1514,13 @@ TEST_F(sw, open_across_runs)
 	ASSERT_EQ(0, wmove(self->wfd[0], DPUSIM_STREAM_MOVE_DOWN, 0, 32, 1, &b));
 	token0(self, 1, want);
 	EXPECT_TRUE(win_is(self, 64, want, 24));
-	EXPECT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_CLOSE, 0, HELD,
+	EXPECT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_CLOSE, 0, HELD,
 			  0, NULL));
-	EXPECT_EQ(0, scmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_CLOSE, 1, HELD,
+	EXPECT_EQ(0, stream_cmd(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_CLOSE, 1, HELD,
 			  0, NULL));
 	ASSERT_EQ(0, finish(self->wfd[0], HELD));
-	EXPECT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, NULL));
-	EXPECT_EQ(0, scmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 1, 4, 0, NULL));
+	EXPECT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 4, 0, NULL));
+	EXPECT_EQ(0, stream_cmd(self->fd, DPUSIM_IOCTL_STREAM_OPEN, 1, 4, 0, NULL));
 }
 
 /* ------------------------------------------------ the copy thread */
@@ -1645,13 +1603,13 @@ TEST_F_TIMEOUT(sw, finish_while_ring_busy, 120)
 	int runs = 0, i;
 
 	/* stream 0: 4096 tokens of 16; stream 1: at its end */
-	ASSERT_EQ(0, create(self->fd, 1 << 16, 16, self->data));
-	ASSERT_EQ(1, create(self->fd, 16, 16, self->data));
+	ASSERT_EQ(0, stream_create(self->fd, 1 << 16, 16, self->data, NULL));
+	ASSERT_EQ(1, stream_create(self->fd, 16, 16, self->data, NULL));
 	ASSERT_EQ(0, hold(self, HELD));
 	h.wfd = self->wfd[0];
-	ASSERT_EQ(0, scmd(h.wfd, DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD, 0, NULL));
-	ASSERT_EQ(0, scmd(h.wfd, DPUSIM_IOCTL_WORKER_STREAM_OPEN, 1, HELD, 0, NULL));
-	ASSERT_EQ(0, scmd(h.wfd, DPUSIM_IOCTL_WORKER_STREAM_SEEK, 1, HELD, 1, NULL));
+	ASSERT_EQ(0, stream_cmd(h.wfd, DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, HELD, 0, NULL));
+	ASSERT_EQ(0, stream_cmd(h.wfd, DPUSIM_IOCTL_WORKER_STREAM_OPEN, 1, HELD, 0, NULL));
+	ASSERT_EQ(0, stream_cmd(h.wfd, DPUSIM_IOCTL_WORKER_STREAM_SEEK, 1, HELD, 1, NULL));
 	h.r = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, h.wfd,
 		   DPUSIM_MMAP_MOVE_RING);
 	ASSERT_NE(MAP_FAILED, h.r) TH_LOG("%s", strerror(errno));
@@ -1663,10 +1621,10 @@ TEST_F_TIMEOUT(sw, finish_while_ring_busy, 120)
 	end = now_s() + 8;
 	do {
 		for (i = 0; i < 4; i++) {
-			ASSERT_EQ(0, scmd(h.wfd, DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0,
+			ASSERT_EQ(0, stream_cmd(h.wfd, DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0,
 					  HELD, 0, &o));
 			if (o.cursor == o.nr_tokens)
-				ASSERT_EQ(0, scmd(h.wfd, DPUSIM_IOCTL_WORKER_STREAM_SEEK,
+				ASSERT_EQ(0, stream_cmd(h.wfd, DPUSIM_IOCTL_WORKER_STREAM_SEEK,
 						  0, HELD, INT_MIN, &o));
 			m = (struct dpusim_worker_stream_move){
 				.size = sizeof(m), .flags = DPUSIM_STREAM_MOVE_DOWN |
