@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -196,6 +197,30 @@ static inline void two_dpu_xfer_free(struct two_dpu_xfer *t)
 static inline int xfer(int fd, struct dpusim_xfer *x)
 {
 	return ioctl(fd, DPUSIM_IOCTL_XFER, x);
+}
+
+/* The fuzzers' model of the kernel's dpusim_stream_layout(): 0, EINVAL or E2BIG */
+static inline int stream_layout(uint64_t size, uint32_t token, bool down,
+				uint32_t *nr_tokens, uint64_t *mem_size)
+{
+	uint64_t n;
+
+	if (!size || size > DPUSIM_STREAM_MAX_BYTES ||
+	    token < DPUSIM_STREAM_MIN_TOKEN)
+		return EINVAL;
+	n = (size + token - 1) / token;
+	if (down) {
+		if (n > DPUSIM_STREAM_MAX_TOKENS)
+			return E2BIG;
+		*nr_tokens = n;
+	} else {
+		*nr_tokens = 0;
+		n = (size + 7) / 8;
+		if (n > DPUSIM_STREAM_MAX_TOKENS)
+			n = DPUSIM_STREAM_MAX_TOKENS;
+	}
+	*mem_size = size + (n + 1) * DPUSIM_STREAM_HEADER;
+	return 0;
 }
 
 /* A stream of @size bytes of data (or empty with @data NULL): its id or -1 */

@@ -3447,30 +3447,6 @@ out:
  * the ids a ctx is given must be ids nobody was given before.
  */
 
-/* The kernel's dpusim_stream_layout(): 0, EINVAL or E2BIG. */
-static int stream_layout(uint64_t size, uint32_t token, bool down,
-			 uint32_t *nr_tokens, uint64_t *mem_size)
-{
-	uint64_t n;
-
-	if (!size || size > DPUSIM_STREAM_MAX_BYTES ||
-	    token < DPUSIM_STREAM_MIN_TOKEN)
-		return EINVAL;
-	n = (size + token - 1) / token;
-	if (down) {
-		if (n > DPUSIM_STREAM_MAX_TOKENS)
-			return E2BIG;
-		*nr_tokens = n;
-	} else {
-		*nr_tokens = 0;
-		n = (size + 7) / 8;
-		if (n > DPUSIM_STREAM_MAX_TOKENS)
-			n = DPUSIM_STREAM_MAX_TOKENS;
-	}
-	*mem_size = size + (n + 1) * DPUSIM_STREAM_HEADER;
-	return 0;
-}
-
 /*
  * Bytes a new stream makes resident: all of one of data; a page of an
  * empty one, and its token tables (a u64 offset and a u32 size for each of

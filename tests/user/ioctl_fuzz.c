@@ -490,30 +490,6 @@ static void gen_worker_open(struct fz *f, struct desc *d)
 
 /* ------------------------------------------------ streams */
 
-/* The kernel's dpusim_stream_layout(): 0, EINVAL or E2BIG. */
-static int stream_layout(uint64_t size, uint32_t token, bool down,
-			 uint32_t *nr_tokens, uint64_t *mem_size)
-{
-	uint64_t n;
-
-	if (!size || size > DPUSIM_STREAM_MAX_BYTES ||
-	    token < DPUSIM_STREAM_MIN_TOKEN)
-		return EINVAL;
-	n = (size + token - 1) / token;
-	if (down) {
-		if (n > DPUSIM_STREAM_MAX_TOKENS)
-			return E2BIG;
-		*nr_tokens = n;
-	} else {
-		*nr_tokens = 0;
-		n = (size + 7) / 8;
-		if (n > DPUSIM_STREAM_MAX_TOKENS)
-			n = DPUSIM_STREAM_MAX_TOKENS;
-	}
-	*mem_size = size + (n + 1) * DPUSIM_STREAM_HEADER;
-	return 0;
-}
-
 /* Offset of the header of token @i of @s (0 .. nr_tokens). */
 static uint64_t fs_offset(const struct fstream *s, uint32_t i)
 {
