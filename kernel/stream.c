@@ -513,8 +513,8 @@ void dpusim_stream_free_all(struct dpusim_rank *rank)
 EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_free_all);
 
 /**
- * dpusim_stream_mem - the memory of stream @id, for a mapping of it
- * @rank: the rank, whose owner file is being mapped
+ * dpusim_stream_mem - the memory of stream @id (a mapping, a transfer)
+ * @rank: the rank, owned (its streams live as long as the ownership)
  * @id: the stream
  *
  * Return: its memory, or NULL (no such stream).

@@ -98,12 +98,8 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_span_pages);
 static struct dpusim_mem *dpusim_xfer_mem(struct dpusim_rank *rank,
 					  const struct dpusim_xfer *x, u32 dpu)
 {
-	struct dpusim_stream *s;
-
-	if (x->flags & DPUSIM_XFER_STREAM) {
-		s = xa_load(&rank->streams, x->stream);
-		return s ? &s->mem : NULL;
-	}
+	if (x->flags & DPUSIM_XFER_STREAM)
+		return dpusim_stream_mem(rank, x->stream);
 	return &rank->dpus[dpu].mem[x->flags & DPUSIM_XFER_WRAM ?
 				    DPUSIM_WRAM : DPUSIM_MRAM];
 }
@@ -113,10 +109,8 @@ static int dpusim_xfer_check_header(const struct dpusim_rank *rank,
 				    const struct dpusim_xfer *x)
 {
 	struct dpusim_mem *mem;
+	u64 end, size;
 	u32 align;
-	u64 end;
-
-	u64 size;
 
 	if (x->flags & ~DPUSIM_XFER_FLAGS || x->__reserved)
 		return -EINVAL;
