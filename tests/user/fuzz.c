@@ -5201,6 +5201,14 @@ static int ws_move(int w, struct rng *r, struct prog_streams *ps,
 	}
 	/* up: the source, written first (untracked DPU), read for the model */
 	if (es_empty(&must) && !a.sdef && !(mv.flags & DPUSIM_STREAM_MOVE_DOWN)) {
+		struct dpusim_worker_stream_wait wt = { .size = sizeof(wt) };
+
+		/*
+		 * The move in flight (an asynchronous one) may still read or
+		 * write these areas: as a program must, wait for it before
+		 * touching the buffers of the next one.
+		 */
+		ioctl(w, DPUSIM_IOCTL_WORKER_STREAM_WAIT, &wt);
 		n = len - 2 * DPUSIM_STREAM_HEADER;
 		if (!h->tracked && chance(r, 60)) {
 			uint32_t hd[2] = { e->cursor ? ms_token(e, e->cursor - 1) : 0, n };
