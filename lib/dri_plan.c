@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dri_plan.c - a DRI distribution's transfer plan (dri_plan.h).
+ *
+ * A DPU's local block is the product of its ranges in each dimension
+ * (dri_part.c).  Its elements are visited in the layout's order, the last
+ * of order[] fastest; consecutive host offsets are merged into one run, so
+ * a packed row-major block gives one run per row of its innermost ranges
+ * and a transposed one a run per element.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "dri_plan.h"
+
+uint32_t dri_grid_size(const struct dri_shape *s)
+{
+	uint32_t n = 1;
+	unsigned int k;
+
+	for (k = 0; k < s->ndims; k++)
+		n *= s->grid[k];
+	return n;
+}
+
+/* The DPU's coordinate in dimension @k of the grid */
+static uint32_t grid_coord(const struct dri_shape *s, uint32_t dpu, unsigned int k)
+{
+	unsigned int j;
+
+	for (j = s->ndims; j-- > k + 1;)
+		dpu /= s->grid[j];
+	return dpu % s->grid[k];
+}
+
+/* Its ranges in every dimension, allocated; counts in @cnt */
+static int dpu_ranges(const struct dri_shape *s, uint32_t dpu, bool overlap,
+		      struct dri_range *rg[DRI_MAX_DIMS], uint64_t cnt[DRI_MAX_DIMS])
+{
+	unsigned int k;
+	uint32_t c;
+
+	for (k = 0; k < s->ndims; k++) {
+		c = grid_coord(s, dpu, k);
+		cnt[k] = dri_dim_ranges(&s->dim[k], s->n[k], s->grid[k], c, overlap, NULL, 0);
+		rg[k] = calloc(cnt[k] ? cnt[k] : 1, sizeof(*rg[k]));
+		if (!rg[k]) {
+			while (k--)
+				free(rg[k]);
+			return -ENOMEM;
+		}
+		dri_dim_ranges(&s->dim[k], s->n[k], s->grid[k], c, overlap, rg[k], cnt[k]);
+	}
+	return 0;
+}
+
+uint64_t dri_local_elems(const struct dri_shape *s, uint32_t dpu, bool overlap)
+{
+	struct dri_range *rg[DRI_MAX_DIMS];
+	uint64_t cnt[DRI_MAX_DIMS], total = 1, len, i;
+	unsigned int k;
+
+	if (dpu_ranges(s, dpu, overlap, rg, cnt))
+		return 0;
+	for (k = 0; k < s->ndims; k++) {
+		for (len = 0, i = 0; i < cnt[k]; i++)
+			len += rg[k][i].end - rg[k][i].start;
+		total *= len;
+		free(rg[k]);
+	}
+	return total;
+}
+
+struct walk {
+	const struct dri_shape *s;
+	struct dri_range *rg[DRI_MAX_DIMS];
+	uint64_t cnt[DRI_MAX_DIMS];
+	uint64_t stride[DRI_MAX_DIMS];	/* host elements per step of each dimension */
+	uint64_t idx[DRI_MAX_DIMS];
+	dri_seg_fn fn;
+	void *ctx;
+	uint64_t run_off, run_len;	/* the run being merged, in bytes */
+};
+
+static int emit(struct walk *w, uint64_t off, uint64_t len)
+{
+	int r;
+
+	if (w->run_len && w->run_off + w->run_len == off) {
+		w->run_len += len;
+		return 0;
+	}
+	if (w->run_len) {
+		r = w->fn(w->ctx, w->run_off, w->run_len);
+		if (r)
+			return r;
+	}
+	w->run_off = off;
+	w->run_len = len;
+	return 0;
+}
+
+/* Visit layout level @lvl (order[lvl]) and below */
+static int visit(struct walk *w, unsigned int lvl)
+{
+	const struct dri_shape *s = w->s;
+	unsigned int d = s->order[lvl], k;
+	uint64_t r, i, off;
+	int ret;
+
+	for (r = 0; r < w->cnt[d]; r++) {
+		if (lvl + 1 == s->ndims && d == s->ndims - 1) {
+			/* innermost, and contiguous in the host: whole ranges */
+			for (off = 0, k = 0; k + 1 < s->ndims; k++)
+				off += w->idx[k] * w->stride[k];
+			off += w->rg[d][r].start;
+			ret = emit(w, off * s->elem,
+				   (w->rg[d][r].end - w->rg[d][r].start) * s->elem);
+			if (ret)
+				return ret;
+			continue;
+		}
+		for (i = w->rg[d][r].start; i < w->rg[d][r].end; i++) {
+			w->idx[d] = i;
+			if (lvl + 1 < s->ndims) {
+				ret = visit(w, lvl + 1);
+			} else {
+				for (off = 0, k = 0; k < s->ndims; k++)
+					off += w->idx[k] * w->stride[k];
+				ret = emit(w, off * s->elem, s->elem);
+			}
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+int dri_plan_walk(const struct dri_shape *s, uint32_t dpu, bool overlap, dri_seg_fn fn,
+		  void *ctx)
+{
+	struct walk w = { .s = s, .fn = fn, .ctx = ctx };
+	unsigned int k;
+	int ret;
+
+	if (!s->ndims || s->ndims > DRI_MAX_DIMS || dpu >= dri_grid_size(s))
+		return -EINVAL;
+	ret = dpu_ranges(s, dpu, overlap, w.rg, w.cnt);
+	if (ret)
+		return ret;
+	w.stride[s->ndims - 1] = 1;
+	for (k = s->ndims - 1; k-- > 0;)
+		w.stride[k] = w.stride[k + 1] * s->n[k + 1];
+	ret = visit(&w, 0);
+	if (!ret && w.run_len)
+		ret = fn(ctx, w.run_off, w.run_len);
+	for (k = 0; k < s->ndims; k++)
+		free(w.rg[k]);
+	return ret;
+}
