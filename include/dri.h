@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dri.h - data reorganization (the 1999 DRI meeting's objects, seed 001;
+ * shared/design/dri.md) on dpusim: a global array, partitioned dimension by
+ * dimension, distributed over a grid of DPUs, laid out in each DPU's MRAM
+ * in a chosen dimension order, and moved by planned transfers.
+ *
+ * A transfer's plan is computed once, at DRI_xfer_create(): for every DPU
+ * the host byte runs whose concatenation is its local block.  DRI_do()
+ * executes it as one dpu_push_sg_xfer() whose get_block callback reads the
+ * plan: no recomputation, no staging copy of the array.  The set must be
+ * allocated with "sgXferEnable=true" and sgXferMaxBlocksPerDpu at least
+ * DRI_xfer_max_blocks() (a transposing layout has a block per element).
+ *
+ * Every call returns 0 or a negative errno, and prints what went wrong on
+ * stderr ("dri: ...", naming the dimension for a constraint).
+ */
+#ifndef DPUSIM_DRI_H
+#define DPUSIM_DRI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dpu.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DRI_MAX_DIMS 4
+
+/* Datatypes: the element size in bytes (any size is allowed, per the seed) */
+#define DRI_CHAR		1
+#define DRI_SHORT		2
+#define DRI_INT32		4
+#define DRI_FLOAT		4
+#define DRI_INT64		8
+#define DRI_DOUBLE		8
+#define DRI_COMPLEX		8
+#define DRI_DOUBLE_COMPLEX	16
+
+/* How a dimension is partitioned */
+#define DRI_BLOCK		0	/* contiguous, balanced */
+#define DRI_BLOCK_CYCLIC	1	/* blocks of .block elements, round-robin */
+#define DRI_WHOLE		2	/* indivisible: one grid extent of 1 */
+
+/* The seed's 4-tuple of one dimension (overlaps, min, max) and its kind */
+typedef struct DRI_Tuple {
+	int kind;
+	uint64_t block;			/* DRI_BLOCK_CYCLIC */
+	uint64_t left_overlap;
+	uint64_t min;			/* elements per DPU, at least */
+	uint64_t max;			/* at most; 0: no limit */
+	uint64_t right_overlap;
+} DRI_Tuple;
+
+typedef struct dri_gdo *DRI_Globaldata;
+typedef struct dri_part *DRI_Partition;
+typedef struct dri_group *DRI_Group;
+typedef struct dri_dist *DRI_Distribution;
+typedef struct dri_layout *DRI_Layout;
+typedef struct dri_xfer *DRI_Transfer;
+
+/* Transfer directions (DRI_xfer_create) */
+#define DRI_TO_DPUS	0	/* scatter: host array -> each DPU's block */
+#define DRI_FROM_DPUS	1	/* gather: each DPU's owned elements -> host */
+/* DRI_xfer_create flag: the blocks include their overlaps (to the DPUs) */
+#define DRI_OVERLAP	(1 << 8)
+
+/* A global array of @ndims dimensions of sizes[] elements of @datatype bytes */
+DPUSIM_API int DRI_gdo_create(int ndims, size_t datatype, const uint64_t sizes[],
+			      DRI_Globaldata *gdo);
+/* One tuple per dimension */
+DPUSIM_API int DRI_part_create(int ndims, const DRI_Tuple tuples[], DRI_Partition *part);
+/*
+ * The DPUs of @set (all of the allocated set, in DPU_FOREACH order) as a
+ * grid of grid[0] x ... x grid[ndims - 1] (row-major): the product must be
+ * the number of DPUs.
+ */
+DPUSIM_API int DRI_group_create(struct dpu_set_t set, int ndims, const uint32_t grid[],
+				DRI_Group *group);
+/* Which block each DPU owns; the constraints are checked here */
+DPUSIM_API int DRI_dist_create(DRI_Globaldata gdo, DRI_Partition part, DRI_Group group,
+			       DRI_Distribution *dist);
+/*
+ * Query: the ranges DPU @dpu owns in dimension @dim (with its overlaps if
+ * @overlap): writes at most @max pairs [lo[i], hi[i]) and returns how
+ * many there are (or a negative errno).
+ */
+DPUSIM_API int64_t DRI_dist_ranges(DRI_Distribution dist, uint32_t dpu, int dim,
+				   int overlap, uint64_t lo[], uint64_t hi[], uint64_t max);
+/* Bytes of DPU @dpu's local block (with its overlaps if @overlap) */
+DPUSIM_API uint64_t DRI_dist_local_bytes(DRI_Distribution dist, uint32_t dpu, int overlap);
+/*
+ * A block's layout in MRAM: the dimensions from the outermost to the
+ * innermost (order NULL: 0, 1, ..., the array's own row-major order;
+ * {1, 0} in 2-D: transposed).
+ */
+DPUSIM_API int DRI_layout_create(int ndims, const int order[], DRI_Layout *layout);
+/*
+ * A planned transfer named @name between the host arrays bufs[0 ..
+ * nbufs - 1] (used in turn by successive DRI_do calls) and each DPU's
+ * block at MRAM symbol @symbol + @offset (a multiple of 8), in
+ * @direction (DRI_TO_DPUS, DRI_FROM_DPUS) | DRI_OVERLAP.  Gathering with
+ * DRI_OVERLAP is refused: an element has one owner.
+ */
+DPUSIM_API int DRI_xfer_create(const char *name, DRI_Distribution dist, DRI_Layout layout,
+			       const char *symbol, uint32_t offset, int nbufs, void *bufs[],
+			       int direction, DRI_Transfer *xfer);
+/* Blocks of the DPU with the most (the sgXferMaxBlocksPerDpu it needs) */
+DPUSIM_API uint64_t DRI_xfer_max_blocks(DRI_Transfer xfer);
+/* Execute the plan with the next buffer; @name must be the transfer's */
+DPUSIM_API int DRI_do(const char *name, DRI_Transfer xfer);
+
+DPUSIM_API void DRI_gdo_destroy(DRI_Globaldata gdo);
+DPUSIM_API void DRI_part_destroy(DRI_Partition part);
+DPUSIM_API void DRI_group_destroy(DRI_Group group);
+DPUSIM_API void DRI_dist_destroy(DRI_Distribution dist);
+DPUSIM_API void DRI_layout_destroy(DRI_Layout layout);
+DPUSIM_API void DRI_xfer_destroy(DRI_Transfer xfer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DPUSIM_DRI_H */

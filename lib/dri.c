@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dri.c - the DRI objects of include/dri.h over the partition arithmetic
+ * (dri_part.c) and the plans (dri_plan.c).  A transfer's plan is kept per
+ * DPU as strided runs (host offset, length, stride, count): a row-major
+ * block is one run per row of it, a transposed one one run per column of
+ * it, so the plan stays small; get_block finds block i of a DPU by a
+ * binary search over its runs.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dri.h"
+#include "dri_plan.h"
+#include "internal.h"
+
+struct dri_gdo {
+	unsigned int ndims;
+	size_t elem;
+	uint64_t n[DRI_MAX_DIMS];
+};
+
+struct dri_part {
+	unsigned int ndims;
+	struct dri_dim_part dim[DRI_MAX_DIMS];
+};
+
+struct dri_group {
+	struct dpu_set_t set;
+	unsigned int ndims;
+	uint32_t grid[DRI_MAX_DIMS];
+	uint32_t nr_dpus;
+};
+
+struct dri_dist {
+	struct dpu_set_t set;
+	struct dri_shape shape;		/* order[] unused here */
+};
+
+struct dri_layout {
+	unsigned int ndims;
+	unsigned int order[DRI_MAX_DIMS];
+};
+
+/* Blocks first .. first + count - 1: @len bytes at @off + k * @stride */
+struct dri_run {
+	uint64_t off;
+	uint64_t stride;
+	uint64_t count;
+	uint64_t first;
+	uint32_t len;
+};
+
+struct dri_dpu_plan {
+	struct dri_run *runs;
+	uint64_t nr_runs, cap;
+	uint64_t nr_blocks;
+};
+
+struct dri_xfer {
+	char *name;
+	char *symbol;
+	struct dpu_set_t set;
+	uint32_t offset;
+	uint64_t length;		/* per DPU: the largest block, rounded up to 8 */
+	int direction;
+	int nbufs, next;
+	uint8_t **bufs;
+	uint8_t *cur;			/* the buffer of the DRI_do running */
+	uint32_t nr_dpus;
+	uint64_t max_blocks;
+	struct dri_dpu_plan *plan;
+};
+
+static int dri_err(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int dri_err(int err, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dpusim_log("dri: %s", msg);
+	return -err;
+}
+
+static int check_ndims(const char *fn, int ndims)
+{
+	if (ndims < 1 || ndims > DRI_MAX_DIMS)
+		return dri_err(EINVAL, "%s: %d dimensions (1 to %d)", fn, ndims, DRI_MAX_DIMS);
+	return 0;
+}
+
+DPUSIM_API int DRI_gdo_create(int ndims, size_t datatype, const uint64_t sizes[],
+			      DRI_Globaldata *gdo)
+{
+	struct dri_gdo *g;
+	int k, r = check_ndims("DRI_gdo_create", ndims);
+
+	if (r)
+		return r;
+	if (!sizes || !gdo || !datatype)
+		return dri_err(EINVAL, "DRI_gdo_create: %s", !datatype ? "datatype of 0 bytes" :
+			       "NULL sizes or result");
+	for (k = 0; k < ndims; k++)
+		if (!sizes[k])
+			return dri_err(EINVAL, "DRI_gdo_create: dimension %d has 0 elements", k);
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return dri_err(ENOMEM, "DRI_gdo_create: out of memory");
+	g->ndims = (unsigned int)ndims;
+	g->elem = datatype;
+	memcpy(g->n, sizes, (size_t)ndims * sizeof(*sizes));
+	*gdo = g;
+	return 0;
+}
+
+DPUSIM_API int DRI_part_create(int ndims, const DRI_Tuple tuples[], DRI_Partition *part)
+{
+	struct dri_part *p;
+	int k, r = check_ndims("DRI_part_create", ndims);
+
+	if (r)
+		return r;
+	if (!tuples || !part)
+		return dri_err(EINVAL, "DRI_part_create: NULL tuples or result");
+	for (k = 0; k < ndims; k++) {
+		if (tuples[k].kind < DRI_BLOCK || tuples[k].kind > DRI_WHOLE)
+			return dri_err(EINVAL, "DRI_part_create: dimension %d: unknown kind %d", k,
+				       tuples[k].kind);
+		if (tuples[k].kind == DRI_BLOCK_CYCLIC && !tuples[k].block)
+			return dri_err(EINVAL, "DRI_part_create: dimension %d: block-cyclic with blocks of 0", k);
+		if (tuples[k].max && tuples[k].min > tuples[k].max)
+			return dri_err(EINVAL, "DRI_part_create: dimension %d: min %llu above max %llu", k,
+				       (unsigned long long)tuples[k].min,
+				       (unsigned long long)tuples[k].max);
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return dri_err(ENOMEM, "DRI_part_create: out of memory");
+	p->ndims = (unsigned int)ndims;
+	for (k = 0; k < ndims; k++)
+		p->dim[k] = (struct dri_dim_part){
+			.kind = (enum dri_dim_kind)tuples[k].kind, .block = tuples[k].block,
+			.left_overlap = tuples[k].left_overlap,
+			.right_overlap = tuples[k].right_overlap,
+			.min = tuples[k].min, .max = tuples[k].max,
+		};
+	*part = p;
+	return 0;
+}
+
+DPUSIM_API int DRI_group_create(struct dpu_set_t set, int ndims, const uint32_t grid[],
+				DRI_Group *group)
+{
+	struct dpusim_set_props *props = dpusim_set_props(set, "DRI_group_create");
+	struct dri_group *g;
+	uint64_t prod = 1;
+	uint32_t nr;
+	int k, r = check_ndims("DRI_group_create", ndims);
+
+	if (r)
+		return r;
+	if (!props)
+		return -EINVAL;
+	if (!grid || !group)
+		return dri_err(EINVAL, "DRI_group_create: NULL grid or result");
+	for (k = 0; k < ndims; k++)
+		prod *= grid[k] ? grid[k] : 0;
+	if (dpu_get_nr_dpus(set, &nr) != DPU_OK)
+		return -EINVAL;
+	if (prod != nr)
+		return dri_err(EINVAL, "DRI_group_create: a grid of %llu DPUs for a set of %u",
+			       (unsigned long long)prod, nr);
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return dri_err(ENOMEM, "DRI_group_create: out of memory");
+	g->set = set;
+	g->ndims = (unsigned int)ndims;
+	g->nr_dpus = nr;
+	memcpy(g->grid, grid, (size_t)ndims * sizeof(*grid));
+	*group = g;
+	return 0;
+}
+
+DPUSIM_API int DRI_dist_create(DRI_Globaldata gdo, DRI_Partition part, DRI_Group group,
+			       DRI_Distribution *dist)
+{
+	struct dri_dist *d;
+	char msg[200];
+	unsigned int k;
+
+	if (!gdo || !part || !group || !dist)
+		return dri_err(EINVAL, "DRI_dist_create: NULL object");
+	if (gdo->ndims != part->ndims || gdo->ndims != group->ndims)
+		return dri_err(EINVAL, "DRI_dist_create: %u-D data, %u-D partition, %u-D grid",
+			       gdo->ndims, part->ndims, group->ndims);
+	for (k = 0; k < gdo->ndims; k++)
+		if (dri_dim_check(&part->dim[k], k, gdo->n[k], group->grid[k], msg, sizeof(msg)))
+			return dri_err(EINVAL, "DRI_dist_create: %s", msg);
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return dri_err(ENOMEM, "DRI_dist_create: out of memory");
+	d->set = group->set;
+	d->shape.ndims = gdo->ndims;
+	d->shape.elem = gdo->elem;
+	for (k = 0; k < gdo->ndims; k++) {
+		d->shape.n[k] = gdo->n[k];
+		d->shape.grid[k] = group->grid[k];
+		d->shape.dim[k] = part->dim[k];
+		d->shape.order[k] = k;
+	}
+	*dist = d;
+	return 0;
+}
+
+DPUSIM_API int64_t DRI_dist_ranges(DRI_Distribution dist, uint32_t dpu, int dim, int overlap,
+				   uint64_t lo[], uint64_t hi[], uint64_t max)
+{
+	struct dri_range *rg;
+	uint64_t n, i;
+	uint32_t c = dpu;
+	int k;
+
+	if (!dist || dim < 0 || dim >= (int)dist->shape.ndims ||
+	    dpu >= dri_grid_size(&dist->shape) || (max && (!lo || !hi)))
+		return dri_err(EINVAL, "DRI_dist_ranges: no dimension %d or DPU %u", dim, dpu);
+	for (k = (int)dist->shape.ndims - 1; k > dim; k--)
+		c /= dist->shape.grid[k];
+	c %= dist->shape.grid[dim];
+	n = dri_dim_ranges(&dist->shape.dim[dim], dist->shape.n[dim], dist->shape.grid[dim], c,
+			   overlap, NULL, 0);
+	rg = calloc(n ? n : 1, sizeof(*rg));
+	if (!rg)
+		return dri_err(ENOMEM, "DRI_dist_ranges: out of memory");
+	dri_dim_ranges(&dist->shape.dim[dim], dist->shape.n[dim], dist->shape.grid[dim], c,
+		       overlap, rg, n);
+	for (i = 0; i < n && i < max; i++) {
+		lo[i] = rg[i].start;
+		hi[i] = rg[i].end;
+	}
+	free(rg);
+	return (int64_t)n;
+}
+
+DPUSIM_API uint64_t DRI_dist_local_bytes(DRI_Distribution dist, uint32_t dpu, int overlap)
+{
+	if (!dist || dpu >= dri_grid_size(&dist->shape))
+		return 0;
+	return dri_local_elems(&dist->shape, dpu, overlap) * dist->shape.elem;
+}
+
+DPUSIM_API int DRI_layout_create(int ndims, const int order[], DRI_Layout *layout)
+{
+	struct dri_layout *l;
+	unsigned int seen = 0;
+	int k, r = check_ndims("DRI_layout_create", ndims);
+
+	if (r)
+		return r;
+	if (!layout)
+		return dri_err(EINVAL, "DRI_layout_create: NULL result");
+	for (k = 0; order && k < ndims; k++) {
+		if (order[k] < 0 || order[k] >= ndims || (seen & (1u << order[k])))
+			return dri_err(EINVAL,
+				       "DRI_layout_create: order is not a permutation of 0..%d (entry %d is %d)",
+				       ndims - 1, k, order[k]);
+		seen |= 1u << order[k];
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return dri_err(ENOMEM, "DRI_layout_create: out of memory");
+	l->ndims = (unsigned int)ndims;
+	for (k = 0; k < ndims; k++)
+		l->order[k] = order ? (unsigned int)order[k] : (unsigned int)k;
+	*layout = l;
+	return 0;
+}
+
+/* ------------------------------------------------------------ plans */
+
+static int plan_seg(void *ctx, uint64_t off, uint64_t len)
+{
+	struct dri_dpu_plan *p = ctx;
+	struct dri_run *r = p->nr_runs ? &p->runs[p->nr_runs - 1] : NULL;
+
+	if (len > UINT32_MAX)
+		return -E2BIG;
+	if (r && r->len == len &&
+	    (r->count == 1 ? off > r->off : off == r->off + r->count * r->stride)) {
+		if (r->count == 1)
+			r->stride = off - r->off;
+		r->count++;
+		p->nr_blocks++;
+		return 0;
+	}
+	if (p->nr_runs == p->cap) {
+		uint64_t cap = p->cap ? 2 * p->cap : 16;
+		struct dri_run *n = realloc(p->runs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->runs = n;
+		p->cap = cap;
+	}
+	p->runs[p->nr_runs++] = (struct dri_run){
+		.off = off, .stride = 0, .count = 1, .first = p->nr_blocks, .len = (uint32_t)len,
+	};
+	p->nr_blocks++;
+	return 0;
+}
+
+static bool dri_get_block(struct sg_block_info *out, uint32_t dpu_index, uint32_t block_index,
+			  void *args)
+{
+	struct dri_xfer *x = *(struct dri_xfer **)args;
+	const struct dri_dpu_plan *p;
+	uint64_t lo = 0, hi, mid;
+	const struct dri_run *r;
+
+	if (dpu_index >= x->nr_dpus)
+		return false;
+	p = &x->plan[dpu_index];
+	if (block_index >= p->nr_blocks)
+		return false;
+	hi = p->nr_runs;
+	while (hi - lo > 1) {		/* the last run with first <= block_index */
+		mid = (lo + hi) / 2;
+		if (p->runs[mid].first <= block_index)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	r = &p->runs[lo];
+	out->addr = x->cur + r->off + (block_index - r->first) * r->stride;
+	out->length = r->len;
+	return true;
+}
+
+DPUSIM_API void DRI_xfer_destroy(DRI_Transfer x)
+{
+	uint32_t i;
+
+	if (!x)
+		return;
+	for (i = 0; x->plan && i < x->nr_dpus; i++)
+		free(x->plan[i].runs);
+	free(x->plan);
+	free(x->bufs);
+	free(x->name);
+	free(x->symbol);
+	free(x);
+}
+
+DPUSIM_API int DRI_xfer_create(const char *name, DRI_Distribution dist, DRI_Layout layout,
+			       const char *symbol, uint32_t offset, int nbufs, void *bufs[],
+			       int direction, DRI_Transfer *xfer)
+{
+	struct dpusim_set_props *props;
+	bool overlap = direction & DRI_OVERLAP;
+	struct dri_shape shape;
+	struct dri_xfer *x;
+	uint64_t bytes;
+	uint32_t i;
+	int k, r;
+
+	if (!name || !dist || !symbol || !xfer || nbufs < 1 || !bufs)
+		return dri_err(EINVAL, "DRI_xfer_create: NULL argument or %d buffers", nbufs);
+	for (k = 0; k < nbufs; k++)
+		if (!bufs[k])
+			return dri_err(EINVAL, "DRI_xfer_create %s: buffer %d is NULL", name, k);
+	direction &= ~DRI_OVERLAP;
+	if (direction != DRI_TO_DPUS && direction != DRI_FROM_DPUS)
+		return dri_err(EINVAL, "DRI_xfer_create %s: direction %d", name, direction);
+	if (overlap && direction == DRI_FROM_DPUS)
+		return dri_err(EINVAL, "DRI_xfer_create %s: a gather with the overlaps (an element has one owner)",
+			       name);
+	if (offset % 8)
+		return dri_err(EINVAL, "DRI_xfer_create %s: MRAM offset %u is not a multiple of 8",
+			       name, offset);
+	shape = dist->shape;
+	if (layout) {
+		if (layout->ndims != shape.ndims)
+			return dri_err(EINVAL, "DRI_xfer_create %s: a %u-D layout for %u-D data", name,
+				       layout->ndims, shape.ndims);
+		memcpy(shape.order, layout->order, sizeof(shape.order));
+	}
+	props = dpusim_set_props(dist->set, "DRI_xfer_create");
+	if (!props)
+		return -EINVAL;
+	if (!props->sg_enabled)
+		return dri_err(EINVAL, "DRI_xfer_create %s: the set needs the profile \"sgXferEnable=true\"",
+			       name);
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return dri_err(ENOMEM, "DRI_xfer_create: out of memory");
+	x->name = strdup(name);
+	x->symbol = strdup(symbol);
+	x->bufs = calloc((size_t)nbufs, sizeof(*x->bufs));
+	x->nr_dpus = dri_grid_size(&shape);
+	x->plan = calloc(x->nr_dpus, sizeof(*x->plan));
+	if (!x->name || !x->symbol || !x->bufs || !x->plan) {
+		DRI_xfer_destroy(x);
+		return dri_err(ENOMEM, "DRI_xfer_create: out of memory");
+	}
+	for (k = 0; k < nbufs; k++)
+		x->bufs[k] = bufs[k];
+	x->nbufs = nbufs;
+	x->set = dist->set;
+	x->offset = offset;
+	x->direction = direction;
+	for (i = 0; i < x->nr_dpus; i++) {
+		r = dri_plan_walk(&shape, i, overlap, plan_seg, &x->plan[i]);
+		if (r) {
+			DRI_xfer_destroy(x);
+			return dri_err(-r, "DRI_xfer_create %s: planning DPU %u", name, i);
+		}
+		bytes = dri_local_elems(&shape, i, overlap) * shape.elem;
+		if (bytes > x->length)
+			x->length = bytes;
+		if (x->plan[i].nr_blocks > x->max_blocks)
+			x->max_blocks = x->plan[i].nr_blocks;
+	}
+	x->length = (x->length + 7) & ~7ULL;
+	if (x->max_blocks > props->sg_max_blocks_per_dpu) {
+		r = dri_err(E2BIG,
+			    "DRI_xfer_create %s: %llu blocks for one DPU, the set allows %u (profile sgXferMaxBlocksPerDpu)",
+			    name, (unsigned long long)x->max_blocks, props->sg_max_blocks_per_dpu);
+		DRI_xfer_destroy(x);
+		return r;
+	}
+	*xfer = x;
+	return 0;
+}
+
+DPUSIM_API uint64_t DRI_xfer_max_blocks(DRI_Transfer xfer)
+{
+	return xfer ? xfer->max_blocks : 0;
+}
+
+DPUSIM_API int DRI_do(const char *name, DRI_Transfer x)
+{
+	get_block_t gb = { .f = dri_get_block, .args = &x, .args_size = sizeof(x) };
+	dpu_error_t e;
+
+	if (!x || !name || strcmp(name, x->name))
+		return dri_err(EINVAL, "DRI_do: no transfer named %s here", name ? name : "(NULL)");
+	x->cur = x->bufs[x->next];
+	x->next = (x->next + 1) % x->nbufs;
+	e = dpu_push_sg_xfer(x->set, x->direction == DRI_TO_DPUS ? DPU_XFER_TO_DPU : DPU_XFER_FROM_DPU,
+			     x->symbol, x->offset, x->length, &gb, DPU_SG_XFER_DISABLE_LENGTH_CHECK);
+	if (e != DPU_OK) {
+		const char *m = dpu_error_to_string(e);
+		int r = dri_err(EIO, "DRI_do %s: %s", name, m ? m : "error");
+
+		free((void *)m);
+		return r;
+	}
+	return 0;
+}
+
+DPUSIM_API void DRI_gdo_destroy(DRI_Globaldata gdo)
+{
+	free(gdo);
+}
+
+DPUSIM_API void DRI_part_destroy(DRI_Partition part)
+{
+	free(part);
+}
+
+DPUSIM_API void DRI_group_destroy(DRI_Group group)
+{
+	free(group);
+}
+
+DPUSIM_API void DRI_dist_destroy(DRI_Distribution dist)
+{
+	free(dist);
+}
+
+DPUSIM_API void DRI_layout_destroy(DRI_Layout layout)
+{
+	free(layout);
+}
