@@ -107,6 +107,20 @@ DPUSIM_API int DRI_layout_create(int ndims, const int order[], DRI_Layout *layou
 DPUSIM_API int DRI_xfer_create(const char *name, DRI_Distribution dist, DRI_Layout layout,
 			       const char *symbol, uint32_t offset, int nbufs, void *bufs[],
 			       int direction, DRI_Transfer *xfer);
+/*
+ * A planned redistribution named @name between two distributions of the
+ * same global array over the same set (DPUs to DPUs: the corner turn is
+ * row blocks to column blocks with a transposed layout): DRI_do gathers
+ * every DPU's owned elements of @from into a host array of the global
+ * shape (allocated here, one for the transfer) and scatters @to's blocks
+ * (with their overlaps if @to_flags has DRI_OVERLAP) from it.  Each byte
+ * crosses the host once each way; no other copy is made.
+ */
+DPUSIM_API int DRI_redist_create(const char *name, DRI_Distribution from,
+				 DRI_Layout from_layout, const char *from_symbol,
+				 uint32_t from_offset, DRI_Distribution to, DRI_Layout to_layout,
+				 const char *to_symbol, uint32_t to_offset, int to_flags,
+				 DRI_Transfer *xfer);
 /* Blocks of the DPU with the most (the sgXferMaxBlocksPerDpu it needs) */
 DPUSIM_API uint64_t DRI_xfer_max_blocks(DRI_Transfer xfer);
 /* Execute the plan with the next buffer; @name must be the transfer's */

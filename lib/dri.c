@@ -73,6 +73,9 @@ struct dri_xfer {
 	uint32_t nr_dpus;
 	uint64_t max_blocks;
 	struct dri_dpu_plan *plan;
+	/* a redistribution: this gathers into @staging, then @then scatters */
+	struct dri_xfer *then;
+	void *staging;
 };
 
 static int dri_err(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -348,6 +351,8 @@ DPUSIM_API void DRI_xfer_destroy(DRI_Transfer x)
 
 	if (!x)
 		return;
+	DRI_xfer_destroy(x->then);
+	free(x->staging);
 	for (i = 0; x->plan && i < x->nr_dpus; i++)
 		free(x->plan[i].runs);
 	free(x->plan);
@@ -438,9 +443,59 @@ DPUSIM_API int DRI_xfer_create(const char *name, DRI_Distribution dist, DRI_Layo
 	return 0;
 }
 
+DPUSIM_API int DRI_redist_create(const char *name, DRI_Distribution from,
+				 DRI_Layout from_layout, const char *from_symbol,
+				 uint32_t from_offset, DRI_Distribution to, DRI_Layout to_layout,
+				 const char *to_symbol, uint32_t to_offset, int to_flags,
+				 DRI_Transfer *xfer)
+{
+	struct dri_xfer *g = NULL, *sc = NULL;
+	uint64_t total;
+	void *buf[1];
+	unsigned int k;
+	int r;
+
+	if (!name || !from || !to || !xfer)
+		return dri_err(EINVAL, "DRI_redist_create: NULL argument");
+	if (from->shape.ndims != to->shape.ndims || from->shape.elem != to->shape.elem ||
+	    memcmp(from->shape.n, to->shape.n, sizeof(from->shape.n)))
+		return dri_err(EINVAL, "DRI_redist_create %s: the two distributions are not of the same array",
+			       name);
+	if (from->set.kind != to->set.kind ||
+	    memcmp(&from->set, &to->set, sizeof(from->set)))
+		return dri_err(EINVAL, "DRI_redist_create %s: the two distributions are not over the same set",
+			       name);
+	total = from->shape.elem;
+	for (k = 0; k < from->shape.ndims; k++)
+		total *= from->shape.n[k];
+	buf[0] = malloc(total);
+	if (!buf[0])
+		return dri_err(ENOMEM, "DRI_redist_create %s: %llu bytes for the host array", name,
+			       (unsigned long long)total);
+	r = DRI_xfer_create(name, from, from_layout, from_symbol, from_offset, 1, buf,
+			    DRI_FROM_DPUS, &g);
+	if (!r)
+		r = DRI_xfer_create(name, to, to_layout, to_symbol, to_offset, 1, buf,
+				    DRI_TO_DPUS | (to_flags & DRI_OVERLAP), &sc);
+	if (r) {
+		DRI_xfer_destroy(g);
+		free(buf[0]);
+		return r;
+	}
+	g->then = sc;
+	g->staging = buf[0];
+	*xfer = g;
+	return 0;
+}
+
 DPUSIM_API uint64_t DRI_xfer_max_blocks(DRI_Transfer xfer)
 {
-	return xfer ? xfer->max_blocks : 0;
+	uint64_t m;
+
+	if (!xfer)
+		return 0;
+	m = DRI_xfer_max_blocks(xfer->then);
+	return xfer->max_blocks > m ? xfer->max_blocks : m;
 }
 
 DPUSIM_API int DRI_do(const char *name, DRI_Transfer x)
@@ -461,7 +516,7 @@ DPUSIM_API int DRI_do(const char *name, DRI_Transfer x)
 		free((void *)m);
 		return r;
 	}
-	return 0;
+	return x->then ? DRI_do(name, x->then) : 0;
 }
 
 DPUSIM_API void DRI_gdo_destroy(DRI_Globaldata gdo)
