@@ -76,7 +76,18 @@ struct dri_xfer {
 	/* a redistribution: this gathers into @staging, then @then scatters */
 	struct dri_xfer *then;
 	void *staging;
+	/*
+	 * Plans of short runs (a transposing layout: a run per element) are
+	 * packed: DRI_do copies each DPU's runs into its place in @packed (or
+	 * back out of it) with a CPU loop, and moves one block per DPU; a
+	 * descriptor per element would cost the transfer engine far more.
+	 */
+	uint8_t *packed;
+	uint64_t *packed_off;		/* per DPU, in @packed; [nr_dpus] = total */
 };
+
+/* Plans whose runs average fewer bytes than this are packed */
+#define DRI_PACK_RUN_BYTES 256
 
 static int dri_err(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -328,6 +339,14 @@ static bool dri_get_block(struct sg_block_info *out, uint32_t dpu_index, uint32_
 
 	if (dpu_index >= x->nr_dpus)
 		return false;
+	if (x->packed) {
+		if (block_index ||
+		    x->packed_off[dpu_index + 1] == x->packed_off[dpu_index])
+			return false;
+		out->addr = x->packed + x->packed_off[dpu_index];
+		out->length = (uint32_t)(x->packed_off[dpu_index + 1] - x->packed_off[dpu_index]);
+		return true;
+	}
 	p = &x->plan[dpu_index];
 	if (block_index >= p->nr_blocks)
 		return false;
@@ -345,6 +364,94 @@ static bool dri_get_block(struct sg_block_info *out, uint32_t dpu_index, uint32_
 	return true;
 }
 
+/* Pack the plan if its runs are short: one block per DPU from then on */
+static int dri_pack_setup(struct dri_xfer *x)
+{
+	uint64_t runs = 0, bytes = 0, k;
+	uint32_t i;
+
+	for (i = 0; i < x->nr_dpus; i++) {
+		runs += x->plan[i].nr_blocks;
+		for (k = 0; k < x->plan[i].nr_runs; k++)
+			bytes += x->plan[i].runs[k].count * x->plan[i].runs[k].len;
+	}
+	if (!runs || bytes / runs >= DRI_PACK_RUN_BYTES)
+		return 0;
+	x->packed_off = calloc(x->nr_dpus + 1, sizeof(*x->packed_off));
+	if (!x->packed_off)
+		return -ENOMEM;
+	for (i = 0; i < x->nr_dpus; i++) {
+		for (bytes = 0, k = 0; k < x->plan[i].nr_runs; k++)
+			bytes += x->plan[i].runs[k].count * x->plan[i].runs[k].len;
+		if (bytes > UINT32_MAX)
+			return -E2BIG;
+		x->packed_off[i + 1] = x->packed_off[i] + bytes;
+	}
+	x->packed = malloc(x->packed_off[x->nr_dpus] ? x->packed_off[x->nr_dpus] : 1);
+	if (!x->packed)
+		return -ENOMEM;
+	x->max_blocks = 1;
+	return 0;
+}
+
+/*
+ * Copy @nr runs of the same shape (@len bytes, @count times, @stride
+ * apart), run k starting @len bytes after run k - 1 (a transposed
+ * block's adjacent columns), between the host array at @h and @p
+ * (run after run): in tiles of DRI_TILE x DRI_TILE, as a transpose is
+ * done, so that neither side walks the whole array once per run.
+ */
+#define DRI_TILE 32
+
+static void dri_pack_tiles(uint8_t *p, uint8_t *h, uint64_t nr, uint32_t len, uint64_t count,
+			   uint64_t stride, bool to_packed)
+{
+	uint64_t k0, c0, k, c, ke, ce;
+	uint8_t *pp, *hh;
+
+	for (k0 = 0; k0 < nr; k0 += DRI_TILE)
+		for (c0 = 0; c0 < count; c0 += DRI_TILE) {
+			ke = k0 + DRI_TILE < nr ? k0 + DRI_TILE : nr;
+			ce = c0 + DRI_TILE < count ? c0 + DRI_TILE : count;
+			for (c = c0; c < ce; c++) {
+				hh = h + c * stride + k0 * len;
+				pp = p + (k0 * count + c) * len;
+				for (k = k0; k < ke; k++, hh += len, pp += count * len) {
+					if (to_packed)
+						memcpy(pp, hh, len);
+					else
+						memcpy(hh, pp, len);
+				}
+			}
+		}
+}
+
+/* Copy the runs of every DPU between the host array and @packed */
+static void dri_pack(struct dri_xfer *x, bool to_packed)
+{
+	const struct dri_run *r, *q;
+	uint64_t k, n;
+	uint8_t *p;
+	uint32_t i;
+
+	for (i = 0; i < x->nr_dpus; i++) {
+		p = x->packed + x->packed_off[i];
+		for (k = 0; k < x->plan[i].nr_runs; k += n) {
+			r = &x->plan[i].runs[k];
+			/* the runs after it of the same shape, each next to the last */
+			for (n = 1; k + n < x->plan[i].nr_runs; n++) {
+				q = &x->plan[i].runs[k + n];
+				if (q->len != r->len || q->count != r->count || q->stride != r->stride ||
+				    q->off != r->off + n * r->len)
+					break;
+			}
+			dri_pack_tiles(p, x->cur + r->off, n, r->len, r->count,
+				       r->count > 1 ? r->stride : 0, to_packed);
+			p += n * r->count * r->len;
+		}
+	}
+}
+
 DPUSIM_API void DRI_xfer_destroy(DRI_Transfer x)
 {
 	uint32_t i;
@@ -353,6 +460,8 @@ DPUSIM_API void DRI_xfer_destroy(DRI_Transfer x)
 		return;
 	DRI_xfer_destroy(x->then);
 	free(x->staging);
+	free(x->packed);
+	free(x->packed_off);
 	for (i = 0; x->plan && i < x->nr_dpus; i++)
 		free(x->plan[i].runs);
 	free(x->plan);
@@ -432,6 +541,11 @@ DPUSIM_API int DRI_xfer_create(const char *name, DRI_Distribution dist, DRI_Layo
 			x->max_blocks = x->plan[i].nr_blocks;
 	}
 	x->length = (x->length + 7) & ~7ULL;
+	r = dri_pack_setup(x);
+	if (r) {
+		DRI_xfer_destroy(x);
+		return dri_err(-r, "DRI_xfer_create %s: out of memory", name);
+	}
 	if (x->max_blocks > props->sg_max_blocks_per_dpu) {
 		r = dri_err(E2BIG,
 			    "DRI_xfer_create %s: %llu blocks for one DPU, the set allows %u (profile sgXferMaxBlocksPerDpu)",
@@ -507,6 +621,8 @@ DPUSIM_API int DRI_do(const char *name, DRI_Transfer x)
 		return dri_err(EINVAL, "DRI_do: no transfer named %s here", name ? name : "(NULL)");
 	x->cur = x->bufs[x->next];
 	x->next = (x->next + 1) % x->nbufs;
+	if (x->packed && x->direction == DRI_TO_DPUS)
+		dri_pack(x, true);
 	e = dpu_push_sg_xfer(x->set, x->direction == DRI_TO_DPUS ? DPU_XFER_TO_DPU : DPU_XFER_FROM_DPU,
 			     x->symbol, x->offset, x->length, &gb, DPU_SG_XFER_DISABLE_LENGTH_CHECK);
 	if (e != DPU_OK) {
@@ -516,6 +632,8 @@ DPUSIM_API int DRI_do(const char *name, DRI_Transfer x)
 		free((void *)m);
 		return r;
 	}
+	if (x->packed && x->direction == DRI_FROM_DPUS)
+		dri_pack(x, false);
 	return x->then ? DRI_do(name, x->then) : 0;
 }
 
