@@ -64,8 +64,20 @@ typedef struct dri_xfer *DRI_Transfer;
 /* Transfer directions (DRI_xfer_create) */
 #define DRI_TO_DPUS	0	/* scatter: host array -> each DPU's block */
 #define DRI_FROM_DPUS	1	/* gather: each DPU's owned elements -> host */
-/* DRI_xfer_create flag: the blocks include their overlaps (to the DPUs) */
+/*
+ * DRI_xfer_create flag: the DPUs' blocks include their overlaps.  A
+ * scatter writes them; a gather reads each DPU's owned elements out of
+ * them (an element has one owner: its neighbours' copies are not read back).
+ */
 #define DRI_OVERLAP	(1 << 8)
+/*
+ * DRI_xfer_create flag: DRI_do queues the transfer (DPU_SG_XFER_ASYNC) and
+ * returns; dpu_sync() on the set waits for it.  With @nbufs buffers, the
+ * host works on one while the transfers of the others run: buffer k must
+ * stay untouched until the transfer that uses it is done.  Not for a
+ * gather whose runs are packed (a transposing layout).
+ */
+#define DRI_ASYNC	(1 << 9)
 
 /* A global array of @ndims dimensions of sizes[] elements of @datatype bytes */
 DPUSIM_API int DRI_gdo_create(int ndims, size_t datatype, const uint64_t sizes[],
@@ -101,8 +113,7 @@ DPUSIM_API int DRI_layout_create(int ndims, const int order[], DRI_Layout *layou
  * A planned transfer named @name between the host arrays bufs[0 ..
  * nbufs - 1] (used in turn by successive DRI_do calls) and each DPU's
  * block at MRAM symbol @symbol + @offset (a multiple of 8), in
- * @direction (DRI_TO_DPUS, DRI_FROM_DPUS) | DRI_OVERLAP.  Gathering with
- * DRI_OVERLAP is refused: an element has one owner.
+ * @direction (DRI_TO_DPUS, DRI_FROM_DPUS) | DRI_OVERLAP | DRI_ASYNC.
  */
 DPUSIM_API int DRI_xfer_create(const char *name, DRI_Distribution dist, DRI_Layout layout,
 			       const char *symbol, uint32_t offset, int nbufs, void *bufs[],
@@ -121,6 +132,17 @@ DPUSIM_API int DRI_redist_create(const char *name, DRI_Distribution from,
 				 uint32_t from_offset, DRI_Distribution to, DRI_Layout to_layout,
 				 const char *to_symbol, uint32_t to_offset, int to_flags,
 				 DRI_Transfer *xfer);
+/*
+ * Halo refresh named @name: every DPU's block with its overlaps, at
+ * @symbol + @offset in @layout, gets its overlaps (the halo) from the DPUs
+ * that own those elements.  DRI_do gathers the owned elements of every
+ * block into a host array of the global shape (allocated here) and
+ * scatters the blocks with their overlaps back: one MRAM range per DPU
+ * per dpu_push_sg_xfer, so a DPU's whole block is rewritten, its own
+ * elements with the values they already have.
+ */
+DPUSIM_API int DRI_halo_create(const char *name, DRI_Distribution dist, DRI_Layout layout,
+			       const char *symbol, uint32_t offset, DRI_Transfer *xfer);
 /* Blocks of the DPU with the most (the sgXferMaxBlocksPerDpu it needs) */
 DPUSIM_API uint64_t DRI_xfer_max_blocks(DRI_Transfer xfer);
 /* Execute the plan with the next buffer; @name must be the transfer's */

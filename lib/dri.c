@@ -52,12 +52,14 @@ struct dri_run {
 	uint64_t count;
 	uint64_t first;
 	uint32_t len;
+	bool discard;			/* a neighbour's element: into @scratch */
 };
 
 struct dri_dpu_plan {
 	struct dri_run *runs;
 	uint64_t nr_runs, cap;
 	uint64_t nr_blocks;
+	uint32_t max_discard;		/* the longest discarded run */
 };
 
 struct dri_xfer {
@@ -70,6 +72,8 @@ struct dri_xfer {
 	int nbufs, next;
 	uint8_t **bufs;
 	uint8_t *cur;			/* the buffer of the DRI_do running */
+	/* a gather from blocks with overlaps: where their bytes go */
+	uint8_t *scratch;
 	uint32_t nr_dpus;
 	uint64_t max_blocks;
 	struct dri_dpu_plan *plan;
@@ -82,8 +86,10 @@ struct dri_xfer {
 	 * back out of it) with a CPU loop, and moves one block per DPU; a
 	 * descriptor per element would cost the transfer engine far more.
 	 */
-	uint8_t *packed;
+	uint8_t *packed;		/* the buffer's: one of @packed_bufs */
+	uint8_t **packed_bufs;		/* [nbufs]: all the same unless @async */
 	uint64_t *packed_off;		/* per DPU, in @packed; [nr_dpus] = total */
+	bool async;			/* DRI_ASYNC */
 };
 
 /* Plans whose runs average fewer bytes than this are packed */
@@ -298,15 +304,19 @@ DPUSIM_API int DRI_layout_create(int ndims, const int order[], DRI_Layout *layou
 
 /* ------------------------------------------------------------ plans */
 
-static int plan_seg(void *ctx, uint64_t off, uint64_t len)
+static int plan_add(struct dri_dpu_plan *p, uint64_t off, uint64_t len, bool discard)
 {
-	struct dri_dpu_plan *p = ctx;
 	struct dri_run *r = p->nr_runs ? &p->runs[p->nr_runs - 1] : NULL;
 
 	if (len > UINT32_MAX)
 		return -E2BIG;
-	if (r && r->len == len &&
-	    (r->count == 1 ? off > r->off : off == r->off + r->count * r->stride)) {
+	if (discard) {
+		off = 0;		/* every discarded run lands on the scratch */
+		if (len > p->max_discard)
+			p->max_discard = (uint32_t)len;
+	}
+	if (r && r->len == len && r->discard == discard &&
+	    (discard || (r->count == 1 ? off > r->off : off == r->off + r->count * r->stride))) {
 		if (r->count == 1)
 			r->stride = off - r->off;
 		r->count++;
@@ -324,9 +334,21 @@ static int plan_seg(void *ctx, uint64_t off, uint64_t len)
 	}
 	p->runs[p->nr_runs++] = (struct dri_run){
 		.off = off, .stride = 0, .count = 1, .first = p->nr_blocks, .len = (uint32_t)len,
+		.discard = discard,
 	};
 	p->nr_blocks++;
 	return 0;
+}
+
+static int plan_seg(void *ctx, uint64_t off, uint64_t len)
+{
+	return plan_add(ctx, off, len, false);
+}
+
+/* A gather from a block with its overlaps: the neighbours' bytes discarded */
+static int plan_seg_owned(void *ctx, uint64_t off, uint64_t len, bool owned)
+{
+	return plan_add(ctx, off, len, !owned);
 }
 
 static bool dri_get_block(struct sg_block_info *out, uint32_t dpu_index, uint32_t block_index,
@@ -359,7 +381,8 @@ static bool dri_get_block(struct sg_block_info *out, uint32_t dpu_index, uint32_
 			hi = mid;
 	}
 	r = &p->runs[lo];
-	out->addr = x->cur + r->off + (block_index - r->first) * r->stride;
+	out->addr = (r->discard ? x->scratch : x->cur + r->off) +
+		    (block_index - r->first) * r->stride;
 	out->length = r->len;
 	return true;
 }
@@ -387,9 +410,17 @@ static int dri_pack_setup(struct dri_xfer *x)
 			return -E2BIG;
 		x->packed_off[i + 1] = x->packed_off[i] + bytes;
 	}
-	x->packed = malloc(x->packed_off[x->nr_dpus] ? x->packed_off[x->nr_dpus] : 1);
-	if (!x->packed)
+	/* an asynchronous transfer's packed bytes stay until it ran: one per buffer */
+	x->packed_bufs = calloc((size_t)x->nbufs, sizeof(*x->packed_bufs));
+	if (!x->packed_bufs)
 		return -ENOMEM;
+	for (k = 0; k < (uint64_t)x->nbufs; k++) {
+		x->packed_bufs[k] = k && !x->async ? x->packed_bufs[0] :
+				    malloc(x->packed_off[x->nr_dpus] ? x->packed_off[x->nr_dpus] : 1);
+		if (!x->packed_bufs[k])
+			return -ENOMEM;
+	}
+	x->packed = x->packed_bufs[0];
 	x->max_blocks = 1;
 	return 0;
 }
@@ -403,6 +434,24 @@ static int dri_pack_setup(struct dri_xfer *x)
  */
 #define DRI_TILE 32
 
+/*
+ * One tile: @len is a compile-time constant where dri_pack_tiles() can
+ * make it one, so that an element is a load and a store, not a call.
+ */
+#define DRI_TILE_LOOP(LEN)							\
+	do {									\
+		for (c = c0; c < ce; c++) {					\
+			hh = h + c * stride + k0 * (LEN);			\
+			pp = p + (k0 * count + c) * (LEN);			\
+			for (k = k0; k < ke; k++, hh += (LEN), pp += count * (LEN)) { \
+				if (to_packed)					\
+					memcpy(pp, hh, (LEN));			\
+				else						\
+					memcpy(hh, pp, (LEN));			\
+			}							\
+		}								\
+	} while (0)
+
 static void dri_pack_tiles(uint8_t *p, uint8_t *h, uint64_t nr, uint32_t len, uint64_t count,
 			   uint64_t stride, bool to_packed)
 {
@@ -413,15 +462,25 @@ static void dri_pack_tiles(uint8_t *p, uint8_t *h, uint64_t nr, uint32_t len, ui
 		for (c0 = 0; c0 < count; c0 += DRI_TILE) {
 			ke = k0 + DRI_TILE < nr ? k0 + DRI_TILE : nr;
 			ce = c0 + DRI_TILE < count ? c0 + DRI_TILE : count;
-			for (c = c0; c < ce; c++) {
-				hh = h + c * stride + k0 * len;
-				pp = p + (k0 * count + c) * len;
-				for (k = k0; k < ke; k++, hh += len, pp += count * len) {
-					if (to_packed)
-						memcpy(pp, hh, len);
-					else
-						memcpy(hh, pp, len);
-				}
+			switch (len) {
+			case 1:
+				DRI_TILE_LOOP(1);
+				break;
+			case 2:
+				DRI_TILE_LOOP(2);
+				break;
+			case 4:
+				DRI_TILE_LOOP(4);
+				break;
+			case 8:
+				DRI_TILE_LOOP(8);
+				break;
+			case 16:
+				DRI_TILE_LOOP(16);
+				break;
+			default:
+				DRI_TILE_LOOP(len);
+				break;
 			}
 		}
 }
@@ -442,11 +501,12 @@ static void dri_pack(struct dri_xfer *x, bool to_packed)
 			for (n = 1; k + n < x->plan[i].nr_runs; n++) {
 				q = &x->plan[i].runs[k + n];
 				if (q->len != r->len || q->count != r->count || q->stride != r->stride ||
-				    q->off != r->off + n * r->len)
+				    q->off != r->off + n * r->len || q->discard || r->discard)
 					break;
 			}
-			dri_pack_tiles(p, x->cur + r->off, n, r->len, r->count,
-				       r->count > 1 ? r->stride : 0, to_packed);
+			if (!r->discard)
+				dri_pack_tiles(p, x->cur + r->off, n, r->len, r->count,
+					       r->count > 1 ? r->stride : 0, to_packed);
 			p += n * r->count * r->len;
 		}
 	}
@@ -455,12 +515,17 @@ static void dri_pack(struct dri_xfer *x, bool to_packed)
 DPUSIM_API void DRI_xfer_destroy(DRI_Transfer x)
 {
 	uint32_t i;
+	int k;
 
 	if (!x)
 		return;
 	DRI_xfer_destroy(x->then);
 	free(x->staging);
-	free(x->packed);
+	free(x->scratch);
+	for (k = 0; x->packed_bufs && k < x->nbufs; k++)
+		if (!k || x->async)
+			free(x->packed_bufs[k]);
+	free(x->packed_bufs);
 	free(x->packed_off);
 	for (i = 0; x->plan && i < x->nr_dpus; i++)
 		free(x->plan[i].runs);
@@ -476,11 +541,11 @@ DPUSIM_API int DRI_xfer_create(const char *name, DRI_Distribution dist, DRI_Layo
 			       int direction, DRI_Transfer *xfer)
 {
 	struct dpusim_set_props *props;
-	bool overlap = direction & DRI_OVERLAP;
+	bool overlap = direction & DRI_OVERLAP, async = direction & DRI_ASYNC;
 	struct dri_shape shape;
+	uint32_t i, max_discard = 0;
 	struct dri_xfer *x;
 	uint64_t bytes;
-	uint32_t i;
 	int k, r;
 
 	if (!name || !dist || !symbol || !xfer || nbufs < 1 || !bufs)
@@ -488,12 +553,9 @@ DPUSIM_API int DRI_xfer_create(const char *name, DRI_Distribution dist, DRI_Layo
 	for (k = 0; k < nbufs; k++)
 		if (!bufs[k])
 			return dri_err(EINVAL, "DRI_xfer_create %s: buffer %d is NULL", name, k);
-	direction &= ~DRI_OVERLAP;
+	direction &= ~(DRI_OVERLAP | DRI_ASYNC);
 	if (direction != DRI_TO_DPUS && direction != DRI_FROM_DPUS)
 		return dri_err(EINVAL, "DRI_xfer_create %s: direction %d", name, direction);
-	if (overlap && direction == DRI_FROM_DPUS)
-		return dri_err(EINVAL, "DRI_xfer_create %s: a gather with the overlaps (an element has one owner)",
-			       name);
 	if (offset % 8)
 		return dri_err(EINVAL, "DRI_xfer_create %s: MRAM offset %u is not a multiple of 8",
 			       name, offset);
@@ -528,8 +590,12 @@ DPUSIM_API int DRI_xfer_create(const char *name, DRI_Distribution dist, DRI_Layo
 	x->set = dist->set;
 	x->offset = offset;
 	x->direction = direction;
+	x->async = async;
 	for (i = 0; i < x->nr_dpus; i++) {
-		r = dri_plan_walk(&shape, i, overlap, plan_seg, &x->plan[i]);
+		if (overlap && direction == DRI_FROM_DPUS)
+			r = dri_plan_walk_owned(&shape, i, plan_seg_owned, &x->plan[i]);
+		else
+			r = dri_plan_walk(&shape, i, overlap, plan_seg, &x->plan[i]);
 		if (r) {
 			DRI_xfer_destroy(x);
 			return dri_err(-r, "DRI_xfer_create %s: planning DPU %u", name, i);
@@ -539,12 +605,27 @@ DPUSIM_API int DRI_xfer_create(const char *name, DRI_Distribution dist, DRI_Layo
 			x->length = bytes;
 		if (x->plan[i].nr_blocks > x->max_blocks)
 			x->max_blocks = x->plan[i].nr_blocks;
+		if (x->plan[i].max_discard > max_discard)
+			max_discard = x->plan[i].max_discard;
 	}
 	x->length = (x->length + 7) & ~7ULL;
+	if (max_discard) {
+		x->scratch = malloc(max_discard);
+		if (!x->scratch) {
+			DRI_xfer_destroy(x);
+			return dri_err(ENOMEM, "DRI_xfer_create: out of memory");
+		}
+	}
 	r = dri_pack_setup(x);
 	if (r) {
 		DRI_xfer_destroy(x);
 		return dri_err(-r, "DRI_xfer_create %s: out of memory", name);
+	}
+	if (async && x->packed && direction == DRI_FROM_DPUS) {
+		DRI_xfer_destroy(x);
+		return dri_err(EINVAL,
+			       "DRI_xfer_create %s: DRI_ASYNC: this layout's runs are too short to move one by one, and unpacking them on the host needs the transfer done: gather it synchronously",
+			       name);
 	}
 	if (x->max_blocks > props->sg_max_blocks_per_dpu) {
 		r = dri_err(E2BIG,
@@ -557,11 +638,10 @@ DPUSIM_API int DRI_xfer_create(const char *name, DRI_Distribution dist, DRI_Layo
 	return 0;
 }
 
-DPUSIM_API int DRI_redist_create(const char *name, DRI_Distribution from,
-				 DRI_Layout from_layout, const char *from_symbol,
-				 uint32_t from_offset, DRI_Distribution to, DRI_Layout to_layout,
-				 const char *to_symbol, uint32_t to_offset, int to_flags,
-				 DRI_Transfer *xfer)
+static int redist_create(const char *name, DRI_Distribution from, DRI_Layout from_layout,
+			 const char *from_symbol, uint32_t from_offset, int from_flags,
+			 DRI_Distribution to, DRI_Layout to_layout, const char *to_symbol,
+			 uint32_t to_offset, int to_flags, DRI_Transfer *xfer)
 {
 	struct dri_xfer *g = NULL, *sc = NULL;
 	uint64_t total;
@@ -587,7 +667,7 @@ DPUSIM_API int DRI_redist_create(const char *name, DRI_Distribution from,
 		return dri_err(ENOMEM, "DRI_redist_create %s: %llu bytes for the host array", name,
 			       (unsigned long long)total);
 	r = DRI_xfer_create(name, from, from_layout, from_symbol, from_offset, 1, buf,
-			    DRI_FROM_DPUS, &g);
+			    DRI_FROM_DPUS | (from_flags & DRI_OVERLAP), &g);
 	if (!r)
 		r = DRI_xfer_create(name, to, to_layout, to_symbol, to_offset, 1, buf,
 				    DRI_TO_DPUS | (to_flags & DRI_OVERLAP), &sc);
@@ -600,6 +680,23 @@ DPUSIM_API int DRI_redist_create(const char *name, DRI_Distribution from,
 	g->staging = buf[0];
 	*xfer = g;
 	return 0;
+}
+
+DPUSIM_API int DRI_redist_create(const char *name, DRI_Distribution from,
+				 DRI_Layout from_layout, const char *from_symbol,
+				 uint32_t from_offset, DRI_Distribution to, DRI_Layout to_layout,
+				 const char *to_symbol, uint32_t to_offset, int to_flags,
+				 DRI_Transfer *xfer)
+{
+	return redist_create(name, from, from_layout, from_symbol, from_offset, 0, to, to_layout,
+			     to_symbol, to_offset, to_flags, xfer);
+}
+
+DPUSIM_API int DRI_halo_create(const char *name, DRI_Distribution dist, DRI_Layout layout,
+			       const char *symbol, uint32_t offset, DRI_Transfer *xfer)
+{
+	return redist_create(name, dist, layout, symbol, offset, DRI_OVERLAP, dist, layout,
+			     symbol, offset, DRI_OVERLAP, xfer);
 }
 
 DPUSIM_API uint64_t DRI_xfer_max_blocks(DRI_Transfer xfer)
@@ -615,16 +712,22 @@ DPUSIM_API uint64_t DRI_xfer_max_blocks(DRI_Transfer xfer)
 DPUSIM_API int DRI_do(const char *name, DRI_Transfer x)
 {
 	get_block_t gb = { .f = dri_get_block, .args = &x, .args_size = sizeof(x) };
+	dpu_sg_xfer_flags_t flags = DPU_SG_XFER_DISABLE_LENGTH_CHECK;
 	dpu_error_t e;
 
 	if (!x || !name || strcmp(name, x->name))
 		return dri_err(EINVAL, "DRI_do: no transfer named %s here", name ? name : "(NULL)");
 	x->cur = x->bufs[x->next];
+	if (x->packed) {
+		x->packed = x->packed_bufs[x->next];
+		if (x->direction == DRI_TO_DPUS)
+			dri_pack(x, true);
+	}
 	x->next = (x->next + 1) % x->nbufs;
-	if (x->packed && x->direction == DRI_TO_DPUS)
-		dri_pack(x, true);
+	if (x->async)
+		flags |= DPU_SG_XFER_ASYNC;
 	e = dpu_push_sg_xfer(x->set, x->direction == DRI_TO_DPUS ? DPU_XFER_TO_DPU : DPU_XFER_FROM_DPU,
-			     x->symbol, x->offset, x->length, &gb, DPU_SG_XFER_DISABLE_LENGTH_CHECK);
+			     x->symbol, x->offset, x->length, &gb, flags);
 	if (e != DPU_OK) {
 		const char *m = dpu_error_to_string(e);
 		int r = dri_err(EIO, "DRI_do %s: %s", name, m ? m : "error");

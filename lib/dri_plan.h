@@ -39,6 +39,17 @@ typedef int (*dri_seg_fn)(void *ctx, uint64_t host_off, uint64_t len);
 int dri_plan_walk(const struct dri_shape *s, uint32_t dpu, bool overlap, dri_seg_fn fn,
 		  void *ctx);
 
+/* Called for each host range, with whether the DPU owns its elements */
+typedef int (*dri_seg_owned_fn)(void *ctx, uint64_t host_off, uint64_t len, bool owned);
+
+/*
+ * The same walk of DPU @dpu's local block with its overlaps, with the runs
+ * split where ownership changes: @owned is true for the elements the DPU
+ * owns, false for those of its overlaps (owned by a neighbour).
+ */
+int dri_plan_walk_owned(const struct dri_shape *s, uint32_t dpu, dri_seg_owned_fn fn,
+			void *ctx);
+
 /* Elements of DPU @dpu's local block */
 uint64_t dri_local_elems(const struct dri_shape *s, uint32_t dpu, bool overlap);
 
