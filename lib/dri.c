@@ -8,10 +8,12 @@
  * binary search over its runs.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dri.h"
 #include "dri_plan.h"
@@ -485,15 +487,15 @@ static void dri_pack_tiles(uint8_t *p, uint8_t *h, uint64_t nr, uint32_t len, ui
 		}
 }
 
-/* Copy the runs of every DPU between the host array and @packed */
-static void dri_pack(struct dri_xfer *x, bool to_packed)
+/* Copy the runs of DPUs @from .. @to - 1 between the host array and @packed */
+static void dri_pack_dpus(struct dri_xfer *x, bool to_packed, uint32_t from, uint32_t to)
 {
 	const struct dri_run *r, *q;
 	uint64_t k, n;
 	uint8_t *p;
 	uint32_t i;
 
-	for (i = 0; i < x->nr_dpus; i++) {
+	for (i = from; i < to; i++) {
 		p = x->packed + x->packed_off[i];
 		for (k = 0; k < x->plan[i].nr_runs; k += n) {
 			r = &x->plan[i].runs[k];
@@ -509,6 +511,63 @@ static void dri_pack(struct dri_xfer *x, bool to_packed)
 					       r->count > 1 ? r->stride : 0, to_packed);
 			p += n * r->count * r->len;
 		}
+	}
+}
+
+struct dri_pack_job {
+	struct dri_xfer *x;
+	bool to_packed;
+	uint32_t from, to;
+};
+
+static void *dri_pack_thread(void *arg)
+{
+	struct dri_pack_job *j = arg;
+
+	dri_pack_dpus(j->x, j->to_packed, j->from, j->to);
+	return NULL;
+}
+
+/*
+ * Copy the runs of every DPU between the host array and @packed.  The
+ * DPUs' parts are disjoint on both sides, so a large pack is split over
+ * the guest's CPUs (up to DRI_PACK_THREADS), as UPMEM's host library
+ * moves ranks on threads of their own; a thread that cannot be started
+ * leaves its part to the caller.
+ */
+#define DRI_PACK_THREADS	4
+#define DRI_PACK_THREAD_BYTES	(512u << 10)
+
+static void dri_pack(struct dri_xfer *x, bool to_packed)
+{
+	struct dri_pack_job job[DRI_PACK_THREADS];
+	pthread_t tid[DRI_PACK_THREADS];
+	bool started[DRI_PACK_THREADS] = { false };
+	uint64_t bytes = x->packed_off[x->nr_dpus];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint32_t n = 1, t;
+
+	if (bytes >= 2 * DRI_PACK_THREAD_BYTES && cpus > 1) {
+		n = cpus < DRI_PACK_THREADS ? (uint32_t)cpus : DRI_PACK_THREADS;
+		if (n > bytes / DRI_PACK_THREAD_BYTES)
+			n = (uint32_t)(bytes / DRI_PACK_THREAD_BYTES);
+		if (n > x->nr_dpus)
+			n = x->nr_dpus;
+	}
+	for (t = 0; t < n; t++)
+		job[t] = (struct dri_pack_job){
+			.x = x, .to_packed = to_packed,
+			.from = (uint32_t)((uint64_t)x->nr_dpus * t / n),
+			.to = (uint32_t)((uint64_t)x->nr_dpus * (t + 1) / n),
+		};
+	for (t = 1; t < n; t++)
+		started[t] = !pthread_create(&tid[t], NULL, dri_pack_thread, &job[t]);
+	dri_pack_dpus(x, to_packed, job[0].from, job[0].to);
+	for (t = 1; t < n; t++) {
+		if (started[t])
+			pthread_join(tid[t], NULL);
+		else
+			dri_pack_dpus(x, to_packed, job[t].from, job[t].to);
 	}
 }
 
