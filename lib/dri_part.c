@@ -103,7 +103,7 @@ int dri_dim_check(const struct dri_dim_part *d, unsigned int dim, uint64_t n,
 /* Append @rg (widened by the overlaps when @overlap), merging with the last */
 static void put_range(const struct dri_dim_part *d, uint64_t n, bool overlap,
 		      struct dri_range rg, struct dri_range *out, uint64_t max,
-		      uint64_t *count, struct dri_range *last)
+		      uint64_t *count, struct dri_range *last, uint64_t *total)
 {
 	if (rg.start >= rg.end)
 		return;
@@ -112,27 +112,31 @@ static void put_range(const struct dri_dim_part *d, uint64_t n, bool overlap,
 		rg.end = n - rg.end > d->right_overlap ? rg.end + d->right_overlap : n;
 	}
 	if (*count && rg.start <= last->end) {
-		if (rg.end > last->end)
+		if (rg.end > last->end) {
+			*total += rg.end - last->end;
 			last->end = rg.end;
+		}
 		if (*count <= max)
 			out[*count - 1] = *last;
 		return;
 	}
 	*last = rg;
+	*total += rg.end - rg.start;
 	if (*count < max)
 		out[*count] = rg;
 	(*count)++;
 }
 
-uint64_t dri_dim_ranges(const struct dri_dim_part *d, uint64_t n, uint32_t nparts,
-			uint32_t p, bool overlap, struct dri_range *out, uint64_t max)
+static uint64_t dim_ranges(const struct dri_dim_part *d, uint64_t n, uint32_t nparts,
+			   uint32_t p, bool overlap, struct dri_range *out, uint64_t max,
+			   uint64_t *total)
 {
 	struct dri_range last = { 0, 0 };
 	uint64_t count = 0, j, blocks;
 
 	switch (d->kind) {
 	case DRI_DIM_BLOCK:
-		put_range(d, n, overlap, block_range(n, nparts, p), out, max, &count, &last);
+		put_range(d, n, overlap, block_range(n, nparts, p), out, max, &count, &last, total);
 		break;
 	case DRI_DIM_BLOCK_CYCLIC:
 		if (!d->block)
@@ -141,16 +145,33 @@ uint64_t dri_dim_ranges(const struct dri_dim_part *d, uint64_t n, uint32_t npart
 		for (j = p; j < blocks; j += nparts)
 			put_range(d, n, overlap,
 				  (struct dri_range){ j * d->block, min_u64(n, (j + 1) * d->block) },
-				  out, max, &count, &last);
+				  out, max, &count, &last, total);
 		break;
 	case DRI_DIM_WHOLE:
 	default:
 		if (p == 0)
 			put_range(d, n, overlap, (struct dri_range){ 0, n }, out, max, &count,
-				  &last);
+				  &last, total);
 		break;
 	}
 	return count;
+}
+
+uint64_t dri_dim_ranges(const struct dri_dim_part *d, uint64_t n, uint32_t nparts,
+			uint32_t p, bool overlap, struct dri_range *out, uint64_t max)
+{
+	uint64_t total = 0;
+
+	return dim_ranges(d, n, nparts, p, overlap, out, max, &total);
+}
+
+uint64_t dri_dim_local_len(const struct dri_dim_part *d, uint64_t n, uint32_t nparts,
+			   uint32_t p, bool overlap)
+{
+	uint64_t total = 0;
+
+	dim_ranges(d, n, nparts, p, overlap, NULL, 0, &total);
+	return total;
 }
 
 uint32_t dri_dim_owner(const struct dri_dim_part *d, uint64_t n, uint32_t nparts,

@@ -57,6 +57,10 @@ uint64_t dri_dim_owned(const struct dri_dim_part *d, uint64_t n, uint32_t nparts
 uint64_t dri_dim_ranges(const struct dri_dim_part *d, uint64_t n, uint32_t nparts,
 			uint32_t p, bool overlap, struct dri_range *out, uint64_t max);
 
+/* Elements in those ranges, all together (no allocation) */
+uint64_t dri_dim_local_len(const struct dri_dim_part *d, uint64_t n, uint32_t nparts,
+			   uint32_t p, bool overlap);
+
 /* The part that owns element @i (no overlap) */
 uint32_t dri_dim_owner(const struct dri_dim_part *d, uint64_t n, uint32_t nparts,
 		       uint64_t i);

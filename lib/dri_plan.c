@@ -56,18 +56,12 @@ static int dpu_ranges(const struct dri_shape *s, uint32_t dpu, bool overlap,
 
 uint64_t dri_local_elems(const struct dri_shape *s, uint32_t dpu, bool overlap)
 {
-	struct dri_range *rg[DRI_MAX_DIMS];
-	uint64_t cnt[DRI_MAX_DIMS], total = 1, len, i;
+	uint64_t total = 1;
 	unsigned int k;
 
-	if (dpu_ranges(s, dpu, overlap, rg, cnt))
-		return 0;
-	for (k = 0; k < s->ndims; k++) {
-		for (len = 0, i = 0; i < cnt[k]; i++)
-			len += rg[k][i].end - rg[k][i].start;
-		total *= len;
-		free(rg[k]);
-	}
+	for (k = 0; k < s->ndims; k++)
+		total *= dri_dim_local_len(&s->dim[k], s->n[k], s->grid[k], grid_coord(s, dpu, k),
+					   overlap);
 	return total;
 }
 
