@@ -3,13 +3,12 @@
  * corner_turn - the corner turn with dri.h: an N x N float matrix spread
  * over 64 DPUs by rows (row blocks, row-major in MRAM) is redistributed
  * by columns with a transposed layout (each DPU then holds its columns as
- * rows), then every element of every DPU is checked.  The turn is timed
- * against a transpose of the same matrix in the guest (seed 001,
- * shared/design/performance.md).
+ * rows), then every element of every DPU is checked (seed 001).  The
+ * benchmark against the guest's transpose is tools/bench/dri_bench.
  *
  * MRAM: the row block at 0, the column block at COLS_OFF.
  *
- * usage: corner_turn [--n N] [--dpus D] [--reps R]
+ * usage: corner_turn [--n N] [--dpus D]
  * Exit status: 0 if every element is where it must be, 1 otherwise.
  */
 #include <dri.h>
@@ -17,36 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define COLS_OFF (32u << 20)
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The guest's transpose of the same matrix: 32 x 32 tiles */
-static void transpose(const float *a, float *b, uint64_t n)
-{
-	uint64_t i0, j0, i, j;
-
-	for (i0 = 0; i0 < n; i0 += 32)
-		for (j0 = 0; j0 < n; j0 += 32)
-			for (i = i0; i < i0 + 32 && i < n; i++)
-				for (j = j0; j < j0 + 32 && j < n; j++)
-					b[j * n + i] = a[i * n + j];
-}
 
 #define CHECK(call)                                                          \
 	do {                                                                 \
@@ -59,7 +30,7 @@ static void transpose(const float *a, float *b, uint64_t n)
 int main(int argc, char **argv)
 {
 	uint64_t n = 512, i, j, lo[1], hi[1];
-	uint32_t ndpus = 64, reps = 5, d, r;
+	uint32_t ndpus = 64, d;
 	DRI_Tuple rows_t[2] = { { .kind = DRI_BLOCK }, { .kind = DRI_WHOLE } };
 	DRI_Tuple cols_t[2] = { { .kind = DRI_WHOLE }, { .kind = DRI_BLOCK } };
 	int transposed[2] = { 1, 0 };
@@ -70,8 +41,7 @@ int main(int argc, char **argv)
 	DRI_Layout lt;
 	DRI_Transfer load, turn;
 	struct dpu_set_t set, dpu;
-	double *t_turn, *t_host, dt, hm;
-	float *a, *b, *blk;
+	float *a, *blk;
 	void *abuf[1];
 	char profile[96];
 	uint64_t bad = 0;
@@ -82,21 +52,16 @@ int main(int argc, char **argv)
 			n = strtoull(argv[++k], NULL, 10);
 		else if (!strcmp(argv[k], "--dpus") && k + 1 < argc)
 			ndpus = (uint32_t)strtoul(argv[++k], NULL, 10);
-		else if (!strcmp(argv[k], "--reps") && k + 1 < argc)
-			reps = (uint32_t)strtoul(argv[++k], NULL, 10);
 		else {
-			fprintf(stderr, "usage: corner_turn [--n N] [--dpus D] [--reps R]\n");
+			fprintf(stderr, "usage: corner_turn [--n N] [--dpus D]\n");
 			return 2;
 		}
 	}
-	if (!n || !ndpus || !reps || n * n * 4 / ndpus > COLS_OFF)
+	if (!n || !ndpus || n * n * 4 / ndpus > COLS_OFF)
 		return 2;
 	a = malloc(n * n * sizeof(float));
-	b = malloc(n * n * sizeof(float));
 	blk = malloc(n * n * sizeof(float));
-	t_turn = calloc(reps, sizeof(double));
-	t_host = calloc(reps, sizeof(double));
-	if (!a || !b || !blk || !t_turn || !t_host)
+	if (!a || !blk)
 		return 1;
 	for (i = 0; i < n * n; i++)
 		a[i] = (float)i;
@@ -118,14 +83,7 @@ int main(int argc, char **argv)
 	CHECK(DRI_redist_create("turn", rows, NULL, DPU_MRAM_HEAP_POINTER_NAME, 0, cols, lt,
 				DPU_MRAM_HEAP_POINTER_NAME, COLS_OFF, 0, &turn));
 	CHECK(DRI_do("load", load));
-	for (r = 0; r < reps; r++) {
-		dt = now_ms();
-		CHECK(DRI_do("turn", turn));
-		t_turn[r] = now_ms() - dt;
-		dt = now_ms();
-		transpose(a, b, n);
-		t_host[r] = now_ms() - dt;
-	}
+	CHECK(DRI_do("turn", turn));
 	/* every DPU holds its columns as rows: element (c, i) = A[i][c] */
 	DPU_FOREACH(set, dpu, d) {
 		uint64_t w, bytes;
@@ -139,14 +97,8 @@ int main(int argc, char **argv)
 			for (i = 0; i < n; i++)
 				bad += blk[j * n + i] != a[i * n + lo[0] + j];
 	}
-	qsort(t_turn, reps, sizeof(double), cmp);
-	qsort(t_host, reps, sizeof(double), cmp);
-	dt = t_turn[reps / 2];
-	hm = t_host[reps / 2];
-	printf("corner turn of a %llu x %llu float matrix over %u DPUs (rows -> transposed columns): %.2f ms\n",
-	       (unsigned long long)n, (unsigned long long)n, ndpus, dt);
-	printf("guest transpose of the same matrix: %.2f ms; ratio (guest / turn) %.2f (target >= 0.5), median of %u\n",
-	       hm, hm / dt, reps);
+	printf("corner turn of a %llu x %llu float matrix over %u DPUs (rows -> transposed columns)\n",
+	       (unsigned long long)n, (unsigned long long)n, ndpus);
 	printf("%llu elements checked on the DPUs: %s\n", (unsigned long long)(n * n),
 	       bad ? "MISMATCH" : "all where they must be");
 	DRI_xfer_destroy(turn);
@@ -161,9 +113,6 @@ int main(int argc, char **argv)
 	DRI_gdo_destroy(g);
 	dpu_free(set);
 	free(a);
-	free(b);
 	free(blk);
-	free(t_turn);
-	free(t_host);
 	return bad ? 1 : 0;
 }
