@@ -697,6 +697,16 @@ DPUSIM_API int DRI_xfer_create(const char *name, DRI_Distribution dist, DRI_Layo
 	return 0;
 }
 
+/* The same set: field by field (the struct has padding) */
+static bool same_set(struct dpu_set_t a, struct dpu_set_t b)
+{
+	if (a.kind != b.kind)
+		return false;
+	if (a.kind == DPU_SET_DPU)
+		return a.dpu == b.dpu;
+	return a.list.nr_ranks == b.list.nr_ranks && a.list.ranks == b.list.ranks;
+}
+
 static int redist_create(const char *name, DRI_Distribution from, DRI_Layout from_layout,
 			 const char *from_symbol, uint32_t from_offset, int from_flags,
 			 DRI_Distribution to, DRI_Layout to_layout, const char *to_symbol,
@@ -714,8 +724,7 @@ static int redist_create(const char *name, DRI_Distribution from, DRI_Layout fro
 	    memcmp(from->shape.n, to->shape.n, sizeof(from->shape.n)))
 		return dri_err(EINVAL, "DRI_redist_create %s: the two distributions are not of the same array",
 			       name);
-	if (from->set.kind != to->set.kind ||
-	    memcmp(&from->set, &to->set, sizeof(from->set)))
+	if (!same_set(from->set, to->set))
 		return dri_err(EINVAL, "DRI_redist_create %s: the two distributions are not over the same set",
 			       name);
 	total = from->shape.elem;
