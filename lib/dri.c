@@ -531,12 +531,14 @@ static void *dri_pack_thread(void *arg)
 /*
  * Copy the runs of every DPU between the host array and @packed.  The
  * DPUs' parts are disjoint on both sides, so a large pack is split over
- * the guest's CPUs (up to DRI_PACK_THREADS), as UPMEM's host library
- * moves ranks on threads of their own; a thread that cannot be started
- * leaves its part to the caller.
+ * the guest's CPUs (up to DRI_PACK_THREADS, one per DRI_PACK_THREAD_BYTES
+ * at least), as UPMEM's host library moves ranks on threads of their own;
+ * a thread that cannot be started leaves its part to the caller.  Under
+ * QEMU a thread's start costs milliseconds: a 4 MiB turn was slower on two
+ * threads (13.9 ms) than on one (9.6 ms), a 16 MiB one faster (37 / 53 ms).
  */
 #define DRI_PACK_THREADS	4
-#define DRI_PACK_THREAD_BYTES	(512u << 10)
+#define DRI_PACK_THREAD_BYTES	(4u << 20)
 
 static void dri_pack(struct dri_xfer *x, bool to_packed)
 {
