@@ -22,6 +22,7 @@
 #include <linux/string.h>
 
 #include "dpusim.h"
+#include "trace.h"
 
 /**
  * struct dpusim_async_job - one queued DPUSIM_XFER_ASYNC transfer
@@ -33,7 +34,12 @@ struct dpusim_async_job {
 	struct work_struct work;
 	struct dpusim_rank *rank;
 	struct dpusim_xfer_pin p;
+	u64 seq;		/* for the tracepoints: which job */
+	u64 queued_ns;		/* when it was queued, if traced */
 };
+
+/* Numbers the jobs of every rank, for the tracepoints */
+static atomic64_t dpusim_async_seq = ATOMIC64_INIT(0);
 
 /**
  * dpusim_async_init - create the rank's workqueue
@@ -106,10 +112,21 @@ static void dpusim_async_work(struct work_struct *work)
 {
 	struct dpusim_async_job *job = container_of(work, typeof(*job), work);
 	struct dpusim_rank *rank = job->rank;
+	const struct dpusim_xfer *x = &job->p.x;
+	u64 t0 = 0, t1;
 
 	mutex_lock(&rank->xfer_lock);
+	if (trace_dpusim_async_done_enabled() || trace_dpusim_xfer_enabled())
+		t0 = ktime_get_ns();
 	dpusim_xfer_copy(rank, &job->p);
 	mutex_unlock(&rank->xfer_lock);
+	if (t0) {
+		t1 = ktime_get_ns();
+		trace_dpusim_xfer(rank->index, x->nr_dpus, x->nr_blocks, job->p.bytes,
+				  x->flags & DPUSIM_XFER_FROM_DPU, true, t1 - t0);
+		trace_dpusim_async_done(rank->index, job->seq, job->p.bytes, 0,
+					job->queued_ns ? t0 - job->queued_ns : 0, t1 - t0);
+	}
 	dpusim_async_account(rank, &job->p, -1);
 	dpusim_async_job_free(job, true);
 
@@ -147,7 +164,7 @@ int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *src)
 {
 	const struct dpusim_xfer *x = &src->x;
 	struct dpusim_async_job *job;
-	int ret;
+	int ret, queued;
 
 	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job)
@@ -188,7 +205,12 @@ int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *src)
 	dpusim_async_account(rank, &job->p, 1);
 	if (x->flags & DPUSIM_XFER_STREAM)
 		dpusim_stream_move_done(rank, x);	/* the cursor moves now */
-	atomic_inc(&rank->async_pending);
+	job->seq = atomic64_inc_return(&dpusim_async_seq);
+	if (trace_dpusim_async_done_enabled())
+		job->queued_ns = ktime_get_ns();
+	queued = atomic_inc_return(&rank->async_pending);
+	trace_dpusim_async_queue(rank->index, job->seq, x->nr_dpus, x->nr_blocks, job->p.bytes,
+				 queued);
 	dpusim_rank_get(rank);
 	queue_work(rank->async_wq, &job->work);
 	mutex_unlock(&rank->xfer_lock);

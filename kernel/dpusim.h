@@ -95,6 +95,7 @@ struct dpusim_dpu {
 	struct dpusim_mem mem[DPUSIM_NR_MEMS];
 	u32 state;
 	u32 launches;
+	u64 run_start_ns;	/* when it started RUNNING, if traced */
 	struct dpusim_worker *holder;
 	char reason[DPUSIM_REASON_LEN];
 };

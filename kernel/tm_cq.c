@@ -20,6 +20,7 @@
 
 #include "dpusim.h"
 #include "tm.h"
+#include "trace.h"
 
 static struct dpusim_tm_cqe *dpusim_tm_cq_entry(struct dpusim_tm_cq *cq,
 						u32 idx)
@@ -137,6 +138,8 @@ int dpusim_tm_cq_reserve(struct dpusim_tm_cq *cq, u32 n)
 		cq->reserved += n;
 	}
 	spin_unlock(&cq->lock);
+	if (ret)
+		trace_dpusim_tm_overrun(cq->handle);
 	if (ret && cq->ctx) {
 		atomic64_inc(&cq->ctx->tm->stats.overruns);
 		atomic_set(&cq->ctx->overrun, 1);
@@ -173,6 +176,7 @@ void dpusim_tm_cq_push(struct dpusim_tm_cq *cq, const struct dpusim_tm_cqe *cqe)
 		smp_store_release(&cq->ring->producer, cq->prod);
 	}
 	spin_unlock(&cq->lock);
+	trace_dpusim_tm_completion(cq->handle, cqe->opcode, cqe->status, cqe->wc_flags);
 	if (cq->ctx && wq_has_sleeper(&cq->ctx->wait))
 		wake_up_interruptible(&cq->ctx->wait);
 }

@@ -15,6 +15,7 @@
 
 #include "dpusim.h"
 #include "tm.h"
+#include "trace.h"
 
 static void dpusim_tm_qp_free(struct kref *ref)
 {
@@ -341,6 +342,7 @@ static int dpusim_tm_srq_send(struct dpusim_tm_ctx *ctx,
 		dpusim_tm_iter_sgl(&dst, sgl);
 		ret = dpusim_tm_rdma_read(qp, wr->remote_addr, wr->rkey, &dst,
 					  sgl->bytes);
+		trace_dpusim_tm_rndv_read(qp->num, sgl->bytes, ret);
 		c.opcode = DPUSIM_TM_WC_RDMA_READ;
 		c.src_qp = qp->num;
 		if (ret) {
@@ -388,10 +390,12 @@ static int dpusim_tm_srq_send(struct dpusim_tm_ctx *ctx,
 
 		memcpy(r.data, m->hdr, m->hdr_len);
 		if (m->len >= sizeof(struct dpusim_tm_tmh)) {
-			if (m->hdr[0] == DPUSIM_TM_TMH_NO_TAG)
+			if (m->hdr[0] == DPUSIM_TM_TMH_NO_TAG) {
 				r.opcode = DPUSIM_TM_WC_TM_NO_TAG;
-			else if (m->hdr[0] == DPUSIM_TM_TMH_FIN)
+			} else if (m->hdr[0] == DPUSIM_TM_TMH_FIN) {
 				atomic64_inc(&srq->tm->stats.fins);
+				trace_dpusim_tm_fin(qp->num);
+			}
 		}
 		dpusim_tm_cq_push(qp->cq, &r);
 	}

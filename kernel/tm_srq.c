@@ -17,6 +17,7 @@
 
 #include "dpusim.h"
 #include "tm.h"
+#include "trace.h"
 
 static void dpusim_tm_srq_free(struct kref *ref)
 {
@@ -312,8 +313,14 @@ static int dpusim_tm_srq_op(struct dpusim_tm_ctx *ctx,
 		}
 		break;
 	}
-	if (sync)
+	if (sync) {
 		atomic64_inc(&srq->tm->stats.syncs);
+		trace_dpusim_tm_sync(srq->num, wr.unexpected_cnt);
+	}
+	trace_dpusim_tm_post(srq->num, wr.opcode == DPUSIM_TM_WR_TAG_ADD ? DPUSIM_TRACE_TM_ADD :
+				       wr.opcode == DPUSIM_TM_WR_TAG_DEL ? DPUSIM_TRACE_TM_DEL :
+				       DPUSIM_TRACE_TM_SYNC,
+			     wr.opcode == DPUSIM_TM_WR_TAG_ADD ? wr.tag : 0, c.handle);
 	if (need) {
 		c.wr_id = wr.wr_id;
 		dpusim_tm_srq_cqe(srq, &c);
@@ -415,6 +422,7 @@ int dpusim_tm_post_srq_recv(struct dpusim_tm_ctx *ctx,
 		rb->wr_id = wr.wr_id;
 		list_add_tail(&rb->node, &srq->rbufs);
 		srq->nr_rbufs++;
+		trace_dpusim_tm_post(srq->num, DPUSIM_TRACE_TM_RECV, 0, 0);
 	}
 	mutex_unlock(&srq->lock);
 	dpusim_tm_srq_put(srq);
@@ -489,6 +497,7 @@ static int dpusim_tm_srq_rndv(struct dpusim_tm_srq *srq,
 	if (ret)
 		return ret;
 	dpusim_tm_list_remove(&srq->list, e);
+	trace_dpusim_tm_match(srq->num, c.tag, c.handle, len, true);
 	c.byte_len = len;
 	dpusim_tm_srq_cqe(srq, &c);
 	dpusim_tm_cq_push(srq->cq, &c);
@@ -496,6 +505,7 @@ static int dpusim_tm_srq_rndv(struct dpusim_tm_srq *srq,
 	ret = dpusim_tm_rdma_read(qp, be64_to_cpu(rvh->va),
 				  be32_to_cpu(rvh->rkey), &dst, len);
 	c.wc_flags = 0;
+	trace_dpusim_tm_rndv_read(qp->num, len, ret);
 	if (ret) {
 		c.status = DPUSIM_TM_WC_REM_ACCESS_ERR;
 		c.byte_len = 0;
@@ -512,6 +522,7 @@ static int dpusim_tm_srq_rndv(struct dpusim_tm_srq *srq,
 	if (!ret)
 		fin.data[0] = DPUSIM_TM_TMH_FIN;
 	dpusim_tm_cq_push(qp->cq, &fin);
+	trace_dpusim_tm_fin(qp->num);
 	dpusim_tm_entry_drop(e);
 	return 0;
 }
@@ -577,6 +588,7 @@ int dpusim_tm_srq_deliver(struct dpusim_tm_srq *srq, struct dpusim_tm_qp *qp,
 		c.byte_len = n;
 		if (n < len - sizeof(*tmh))
 			c.status = DPUSIM_TM_WC_LOC_LEN_ERR;
+		trace_dpusim_tm_match(srq->num, c.tag, c.handle, n, false);
 		dpusim_tm_srq_cqe(srq, &c);
 		dpusim_tm_cq_push(srq->cq, &c);
 		dpusim_tm_entry_drop(e);
@@ -606,6 +618,7 @@ int dpusim_tm_srq_deliver(struct dpusim_tm_srq *srq, struct dpusim_tm_qp *qp,
 			} else {
 				dpusim_tm_list_unexpected(&srq->list);
 				atomic64_inc(&st->unexpected);
+				trace_dpusim_tm_unexpected(srq->num, c.tag, n);
 			}
 		}
 		dpusim_tm_srq_cqe(srq, &c);

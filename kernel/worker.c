@@ -32,6 +32,7 @@
 #include <linux/uaccess.h>
 
 #include "dpusim.h"
+#include "trace.h"
 
 /* A process that claimed through a worker file. */
 struct dpusim_worker_pid {
@@ -99,8 +100,12 @@ static void dpusim_dpu_end(struct dpusim_rank *rank, u32 i, u32 state,
 	}
 	WRITE_ONCE(dpu->state, state);
 	strscpy_pad(dpu->reason, reason, sizeof(dpu->reason));
-	if (state == DPUSIM_DPU_FAULT)
+	if (state == DPUSIM_DPU_FAULT) {
 		atomic64_inc(&rank->stats.faults);
+		trace_dpusim_fault(rank->index, i);
+	}
+	trace_dpusim_launch_end(rank->index, i, state == DPUSIM_DPU_FAULT,
+				dpu->run_start_ns ? ktime_get_ns() - dpu->run_start_ns : 0);
 	WRITE_ONCE(rank->nr_running, rank->nr_running - 1);
 	if (!rank->nr_running)
 		wake_up_all(&rank->run_idle);
@@ -146,6 +151,8 @@ static int dpusim_launch_locked(struct dpusim_rank *rank, u32 first, u32 nr)
 		WRITE_ONCE(dpu->state, DPUSIM_DPU_RUNNING);
 		dpu->launches++;
 		memset(dpu->reason, 0, sizeof(dpu->reason));
+		dpu->run_start_ns = trace_dpusim_launch_end_enabled() ? ktime_get_ns() : 0;
+		trace_dpusim_launch_start(rank->index, i);
 	}
 	WRITE_ONCE(rank->nr_running, rank->nr_running + nr);
 	WRITE_ONCE(rank->nr_unheld, rank->nr_unheld + nr);

@@ -27,6 +27,7 @@
 #include <linux/uaccess.h>
 
 #include "dpusim.h"
+#include "trace.h"
 
 #define DPUSIM_XFER_FLAGS \
 	(DPUSIM_XFER_FROM_DPU | DPUSIM_XFER_NO_LENGTH_CHECK | \
@@ -762,6 +763,7 @@ int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
 		.dpus = dpus,
 		.blocks = blocks,
 	};
+	u64 t0 = 0;
 	int ret;
 
 	ret = dpusim_xfer_check(rank, x, dpus, blocks, &p.bytes, &p.pad);
@@ -776,6 +778,8 @@ int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
 	ret = mutex_lock_interruptible(&rank->xfer_lock);
 	if (ret)
 		return ret;
+	if (trace_dpusim_xfer_enabled())
+		t0 = ktime_get_ns();
 	ret = dpusim_xfer_check_locked(rank, x, dpus);
 	if (!ret)
 		ret = dpusim_xfer_pin_user(rank, &p);
@@ -789,6 +793,10 @@ int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
 		dpusim_xfer_unpin(&p, !ret);
 	}
 	mutex_unlock(&rank->xfer_lock);
+	if (!ret)
+		trace_dpusim_xfer(rank->index, x->nr_dpus, x->nr_blocks, p.bytes,
+				  x->flags & DPUSIM_XFER_FROM_DPU, false,
+				  t0 ? ktime_get_ns() - t0 : 0);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_run);

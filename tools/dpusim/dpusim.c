@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
 #include "discovery.h"
 #include "internal.h"
 
@@ -409,6 +410,12 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "list") == 0)
 		return cmd_list(argc - 2, argv + 2);
+	if (strcmp(cmd, "stat") == 0)
+		return cmd_stat(argc - 2, argv + 2);
+	if (strcmp(cmd, "top") == 0)
+		return cmd_top(argc - 2, argv + 2);
+	if (strcmp(cmd, "trace") == 0)
+		return cmd_trace(argc - 2, argv + 2);
 
 	fprintf(stderr, "dpusim: unknown command '%s'\n\n", cmd);
 	usage(stderr);
