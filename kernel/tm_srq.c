@@ -487,6 +487,7 @@ static int dpusim_tm_srq_rndv(struct dpusim_tm_srq *srq,
 		c.byte_len = dpusim_tm_copy(&dst, &src, 2 * sizeof(*tmh));
 		c.status = DPUSIM_TM_WC_TM_RNDV_INCOMPLETE;
 		dpusim_tm_list_remove(&srq->list, e);
+		trace_dpusim_tm_match(srq->num, c.tag, c.handle, len, true);
 		dpusim_tm_srq_cqe(srq, &c);
 		dpusim_tm_cq_push(srq->cq, &c);
 		dpusim_tm_entry_drop(e);
@@ -522,7 +523,8 @@ static int dpusim_tm_srq_rndv(struct dpusim_tm_srq *srq,
 	if (!ret)
 		fin.data[0] = DPUSIM_TM_TMH_FIN;
 	dpusim_tm_cq_push(qp->cq, &fin);
-	trace_dpusim_tm_fin(qp->num);
+	if (!ret)
+		trace_dpusim_tm_fin(qp->num);
 	dpusim_tm_entry_drop(e);
 	return 0;
 }
