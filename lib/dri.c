@@ -17,6 +17,7 @@
 
 #include "dri.h"
 #include "dri_plan.h"
+#include "xfer.h"
 #include "internal.h"
 
 struct dri_gdo {
@@ -47,12 +48,16 @@ struct dri_layout {
 	unsigned int order[DRI_MAX_DIMS];
 };
 
-/* Blocks first .. first + count - 1: @len bytes at @off + k * @stride */
+/*
+ * Blocks first .. first + count - 1: @len bytes at host offset
+ * @off + k * @stride, and at MRAM offset @moff + k * @len
+ */
 struct dri_run {
 	uint64_t off;
 	uint64_t stride;
 	uint64_t count;
 	uint64_t first;
+	uint64_t moff;
 	uint32_t len;
 	bool discard;			/* a neighbour's element: into @scratch */
 };
@@ -61,6 +66,7 @@ struct dri_dpu_plan {
 	struct dri_run *runs;
 	uint64_t nr_runs, cap;
 	uint64_t nr_blocks;
+	uint64_t bytes;			/* in MRAM: the sum of the blocks */
 	uint32_t max_discard;		/* the longest discarded run */
 };
 
@@ -87,15 +93,51 @@ struct dri_xfer {
 	 * packed: DRI_do copies each DPU's runs into its place in @packed (or
 	 * back out of it) with a CPU loop, and moves one block per DPU; a
 	 * descriptor per element would cost the transfer engine far more.
+	 * A synchronous transfer does it a window of MRAM at a time: bytes
+	 * @wo .. @wo + @wlen - 1 of every DPU (at most @window), so @packed
+	 * holds @window bytes per DPU, not the array.  An asynchronous one
+	 * must leave its bytes until the copy ran: its window is the whole.
 	 */
 	uint8_t *packed;		/* the buffer's: one of @packed_bufs */
 	uint8_t **packed_bufs;		/* [nbufs]: all the same unless @async */
-	uint64_t *packed_off;		/* per DPU, in @packed; [nr_dpus] = total */
+	uint64_t window;		/* bytes per DPU per push; DPU i at i * window */
+	uint64_t wo, wlen;		/* the window of this push */
 	bool async;			/* DRI_ASYNC */
 };
 
 /* Plans whose runs average fewer bytes than this are packed */
 #define DRI_PACK_RUN_BYTES 256
+
+/*
+ * The packed bytes of a synchronous transfer, over all DPUs: windows at
+ * least DRI_PACK_MIN_WINDOW bytes per DPU, so that a transposed block's
+ * window spans enough of its columns to read whole cache lines of the
+ * host array (measured in the closing note of issue 11).
+ */
+#define DRI_PACK_BUDGET		(16u << 20)
+#define DRI_PACK_MIN_WINDOW	(64u << 10)
+
+/*
+ * DPUSIM_DRI_WINDOW=BYTES sets the window per DPU of the packed
+ * synchronous transfers created after it (a multiple of 8, at least 8):
+ * the tests cut runs and elements with it.
+ */
+static uint64_t dri_window_env(void)
+{
+	const char *s = getenv("DPUSIM_DRI_WINDOW");
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v < 8 || v % 8) {
+		dpusim_log("dri: DPUSIM_DRI_WINDOW=%s ignored: not a multiple of 8 from 8 up", s);
+		return 0;
+	}
+	return v;
+}
 
 static int dri_err(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -312,6 +354,7 @@ static int plan_add(struct dri_dpu_plan *p, uint64_t off, uint64_t len, bool dis
 
 	if (len > UINT32_MAX)
 		return -E2BIG;
+	p->bytes += len;
 	if (discard) {
 		off = 0;		/* every discarded run lands on the scratch */
 		if (len > p->max_discard)
@@ -335,8 +378,8 @@ static int plan_add(struct dri_dpu_plan *p, uint64_t off, uint64_t len, bool dis
 		p->cap = cap;
 	}
 	p->runs[p->nr_runs++] = (struct dri_run){
-		.off = off, .stride = 0, .count = 1, .first = p->nr_blocks, .len = (uint32_t)len,
-		.discard = discard,
+		.off = off, .stride = 0, .count = 1, .first = p->nr_blocks,
+		.moff = p->bytes - len, .len = (uint32_t)len, .discard = discard,
 	};
 	p->nr_blocks++;
 	return 0;
@@ -364,11 +407,12 @@ static bool dri_get_block(struct sg_block_info *out, uint32_t dpu_index, uint32_
 	if (dpu_index >= x->nr_dpus)
 		return false;
 	if (x->packed) {
-		if (block_index ||
-		    x->packed_off[dpu_index + 1] == x->packed_off[dpu_index])
+		uint64_t have = x->plan[dpu_index].bytes;
+
+		if (block_index || have <= x->wo)
 			return false;
-		out->addr = x->packed + x->packed_off[dpu_index];
-		out->length = (uint32_t)(x->packed_off[dpu_index + 1] - x->packed_off[dpu_index]);
+		out->addr = x->packed + dpu_index * x->window;
+		out->length = (uint32_t)(have - x->wo < x->wlen ? have - x->wo : x->wlen);
 		return true;
 	}
 	p = &x->plan[dpu_index];
@@ -392,33 +436,35 @@ static bool dri_get_block(struct sg_block_info *out, uint32_t dpu_index, uint32_
 /* Pack the plan if its runs are short: one block per DPU from then on */
 static int dri_pack_setup(struct dri_xfer *x)
 {
-	uint64_t runs = 0, bytes = 0, k;
+	uint64_t runs = 0, bytes = 0, k, size;
 	uint32_t i;
 
 	for (i = 0; i < x->nr_dpus; i++) {
 		runs += x->plan[i].nr_blocks;
-		for (k = 0; k < x->plan[i].nr_runs; k++)
-			bytes += x->plan[i].runs[k].count * x->plan[i].runs[k].len;
+		bytes += x->plan[i].bytes;
 	}
 	if (!runs || bytes / runs >= DRI_PACK_RUN_BYTES)
 		return 0;
-	x->packed_off = calloc(x->nr_dpus + 1, sizeof(*x->packed_off));
-	if (!x->packed_off)
-		return -ENOMEM;
-	for (i = 0; i < x->nr_dpus; i++) {
-		for (bytes = 0, k = 0; k < x->plan[i].nr_runs; k++)
-			bytes += x->plan[i].runs[k].count * x->plan[i].runs[k].len;
-		if (bytes > UINT32_MAX)
-			return -E2BIG;
-		x->packed_off[i + 1] = x->packed_off[i] + bytes;
+	x->window = x->length;
+	size = dri_window_env();
+	if (!x->async && size && size < x->length)
+		x->window = size;
+	else if (!x->async && (uint64_t)x->nr_dpus * x->length > DRI_PACK_BUDGET) {
+		x->window = (DRI_PACK_BUDGET / x->nr_dpus) & ~7ULL;
+		if (x->window < DRI_PACK_MIN_WINDOW)
+			x->window = DRI_PACK_MIN_WINDOW;
+		if (x->window > x->length)
+			x->window = x->length;
 	}
+	if (x->window > UINT32_MAX)
+		return -E2BIG;
+	size = (uint64_t)x->nr_dpus * x->window;
 	/* an asynchronous transfer's packed bytes stay until it ran: one per buffer */
 	x->packed_bufs = calloc((size_t)x->nbufs, sizeof(*x->packed_bufs));
 	if (!x->packed_bufs)
 		return -ENOMEM;
 	for (k = 0; k < (uint64_t)x->nbufs; k++) {
-		x->packed_bufs[k] = k && !x->async ? x->packed_bufs[0] :
-				    malloc(x->packed_off[x->nr_dpus] ? x->packed_off[x->nr_dpus] : 1);
+		x->packed_bufs[k] = k && !x->async ? x->packed_bufs[0] : malloc(size ? size : 1);
 		if (!x->packed_bufs[k])
 			return -ENOMEM;
 	}
@@ -487,29 +533,88 @@ static void dri_pack_tiles(uint8_t *p, uint8_t *h, uint64_t nr, uint32_t len, ui
 		}
 }
 
-/* Copy the runs of DPUs @from .. @to - 1 between the host array and @packed */
+/*
+ * Bytes @a .. @b - 1 of run @r's blocks (in MRAM order) between the host
+ * array and @p: the part of a run that a window cuts.
+ */
+static void dri_pack_part(const struct dri_xfer *x, const struct dri_run *r, uint64_t a,
+			  uint64_t b, uint8_t *p, bool to_packed)
+{
+	uint64_t k, in, n;
+	uint8_t *h;
+
+	while (a < b) {
+		k = a / r->len;
+		in = a % r->len;
+		n = r->len - in < b - a ? r->len - in : b - a;
+		h = x->cur + r->off + k * r->stride + in;
+		if (to_packed)
+			memcpy(p, h, n);
+		else
+			memcpy(h, p, n);
+		p += n;
+		a += n;
+	}
+}
+
+/* The first run of @pl that ends after MRAM offset @o */
+static uint64_t dri_run_at(const struct dri_dpu_plan *pl, uint64_t o)
+{
+	uint64_t lo = 0, hi = pl->nr_runs, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (pl->runs[mid].moff + pl->runs[mid].count * pl->runs[mid].len <= o)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Copy the runs of DPUs @from .. @to - 1 in this push's window between
+ * the host array and @packed.  Whole runs of the same shape, each next to
+ * the last in the host array (a transposed block's columns), go by tiles.
+ */
 static void dri_pack_dpus(struct dri_xfer *x, bool to_packed, uint32_t from, uint32_t to)
 {
+	uint64_t k, n, pos, end, rend;
+	const struct dri_dpu_plan *pl;
 	const struct dri_run *r, *q;
-	uint64_t k, n;
 	uint8_t *p;
 	uint32_t i;
 
 	for (i = from; i < to; i++) {
-		p = x->packed + x->packed_off[i];
-		for (k = 0; k < x->plan[i].nr_runs; k += n) {
-			r = &x->plan[i].runs[k];
-			/* the runs after it of the same shape, each next to the last */
-			for (n = 1; k + n < x->plan[i].nr_runs; n++) {
-				q = &x->plan[i].runs[k + n];
+		pl = &x->plan[i];
+		p = x->packed + i * x->window;
+		pos = x->wo;
+		end = x->wo + x->wlen < pl->bytes ? x->wo + x->wlen : pl->bytes;
+		for (k = dri_run_at(pl, pos); pos < end; k += n) {
+			r = &pl->runs[k];
+			rend = r->moff + r->count * r->len;
+			if (pos > r->moff || rend > end) {	/* cut by the window */
+				n = 1;
+				if (rend > end)
+					rend = end;
+				if (!r->discard)
+					dri_pack_part(x, r, pos - r->moff, rend - r->moff, p, to_packed);
+				p += rend - pos;
+				pos = rend;
+				continue;
+			}
+			for (n = 1; k + n < pl->nr_runs; n++) {
+				q = &pl->runs[k + n];
 				if (q->len != r->len || q->count != r->count || q->stride != r->stride ||
-				    q->off != r->off + n * r->len || q->discard || r->discard)
+				    q->off != r->off + n * r->len || q->discard || r->discard ||
+				    q->moff + q->count * q->len > end)
 					break;
 			}
 			if (!r->discard)
 				dri_pack_tiles(p, x->cur + r->off, n, r->len, r->count,
 					       r->count > 1 ? r->stride : 0, to_packed);
 			p += n * r->count * r->len;
+			pos += n * r->count * r->len;
 		}
 	}
 }
@@ -545,7 +650,7 @@ static void dri_pack(struct dri_xfer *x, bool to_packed)
 	struct dri_pack_job job[DRI_PACK_THREADS];
 	pthread_t tid[DRI_PACK_THREADS];
 	bool started[DRI_PACK_THREADS] = { false };
-	uint64_t bytes = x->packed_off[x->nr_dpus];
+	uint64_t bytes = (uint64_t)x->nr_dpus * x->wlen;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	uint32_t n = 1, t;
 
@@ -587,7 +692,6 @@ DPUSIM_API void DRI_xfer_destroy(DRI_Transfer x)
 		if (!k || x->async)
 			free(x->packed_bufs[k]);
 	free(x->packed_bufs);
-	free(x->packed_off);
 	for (i = 0; x->plan && i < x->nr_dpus; i++)
 		free(x->plan[i].runs);
 	free(x->plan);
@@ -779,25 +883,16 @@ DPUSIM_API uint64_t DRI_xfer_max_blocks(DRI_Transfer xfer)
 	return xfer->max_blocks > m ? xfer->max_blocks : m;
 }
 
-DPUSIM_API int DRI_do(const char *name, DRI_Transfer x)
+static int dri_push(const char *name, struct dri_xfer *x, uint64_t offset, uint64_t length)
 {
 	get_block_t gb = { .f = dri_get_block, .args = &x, .args_size = sizeof(x) };
 	dpu_sg_xfer_flags_t flags = DPU_SG_XFER_DISABLE_LENGTH_CHECK;
 	dpu_error_t e;
 
-	if (!x || !name || strcmp(name, x->name))
-		return dri_err(EINVAL, "DRI_do: no transfer named %s here", name ? name : "(NULL)");
-	x->cur = x->bufs[x->next];
-	if (x->packed) {
-		x->packed = x->packed_bufs[x->next];
-		if (x->direction == DRI_TO_DPUS)
-			dri_pack(x, true);
-	}
-	x->next = (x->next + 1) % x->nbufs;
 	if (x->async)
 		flags |= DPU_SG_XFER_ASYNC;
 	e = dpu_push_sg_xfer(x->set, x->direction == DRI_TO_DPUS ? DPU_XFER_TO_DPU : DPU_XFER_FROM_DPU,
-			     x->symbol, x->offset, x->length, &gb, flags);
+			     x->symbol, (uint32_t)(x->offset + offset), length, &gb, flags);
 	if (e != DPU_OK) {
 		const char *m = dpu_error_to_string(e);
 		int r = dri_err(EIO, "DRI_do %s: %s", name, m ? m : "error");
@@ -805,8 +900,54 @@ DPUSIM_API int DRI_do(const char *name, DRI_Transfer x)
 		free((void *)m);
 		return r;
 	}
-	if (x->packed && x->direction == DRI_FROM_DPUS)
-		dri_pack(x, false);
+	return 0;
+}
+
+/*
+ * A packed transfer in windows.  The whole range is checked first, and
+ * the last window (the one that would cross the end of the symbol) goes
+ * first, so that bad arguments fail before anything moved.
+ */
+static int dri_do_packed(const char *name, struct dri_xfer *x)
+{
+	struct dpusim_set_props *props = dpusim_set_props(x->set, "DRI_do");
+	uint64_t nw = x->length ? (x->length + x->window - 1) / x->window : 1, j, mo;
+	bool wram;
+	int r;
+
+	if (!props)
+		return -EINVAL;
+	if (nw > 1 && dpusim_xfer_resolve_mem(props, "DRI_do", x->symbol, x->offset, x->length,
+					      &mo, &wram) != DPU_OK)
+		return dri_err(EINVAL, "DRI_do %s: MRAM symbol %s + %u, %llu bytes", name,
+			       x->symbol, x->offset, (unsigned long long)x->length);
+	for (j = 0; j < nw; j++) {
+		x->wo = (j ? j - 1 : nw - 1) * x->window;
+		x->wlen = x->length - x->wo < x->window ? x->length - x->wo : x->window;
+		if (x->direction == DRI_TO_DPUS)
+			dri_pack(x, true);
+		r = dri_push(name, x, x->wo, x->wlen);
+		if (r)
+			return r;
+		if (x->direction == DRI_FROM_DPUS)
+			dri_pack(x, false);
+	}
+	return 0;
+}
+
+DPUSIM_API int DRI_do(const char *name, DRI_Transfer x)
+{
+	int r;
+
+	if (!x || !name || strcmp(name, x->name))
+		return dri_err(EINVAL, "DRI_do: no transfer named %s here", name ? name : "(NULL)");
+	x->cur = x->bufs[x->next];
+	if (x->packed)
+		x->packed = x->packed_bufs[x->next];
+	x->next = (x->next + 1) % x->nbufs;
+	r = x->packed ? dri_do_packed(name, x) : dri_push(name, x, 0, x->length);
+	if (r)
+		return r;
 	return x->then ? DRI_do(name, x->then) : 0;
 }
 

@@ -957,6 +957,122 @@ TEST(gather_overlap_3d_block_cyclic_24byte)
 	gather_owned(_metadata, &c);
 }
 
+/*
+ * Packed synchronous transfers go a window of MRAM at a time (a bounded
+ * packing buffer, not the array): the windows of DPUSIM_DRI_WINDOW cut
+ * runs and elements (8 bytes against elements of 3 and 24) and must give
+ * the same MRAM and arrays as one window.  Each TEST runs in a process of
+ * its own, so the setenv stays there.
+ */
+static const char *const windows[] = { "8", "16", "24", "40", "256", "4096" };
+
+TEST(round_trips_in_windows)
+{
+	unsigned int i, w;
+
+	for (w = 0; w < sizeof(windows) / sizeof(windows[0]); w++) {
+		ASSERT_EQ(0, setenv("DPUSIM_DRI_WINDOW", windows[w], 1));
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			round_trip(_metadata, &cases[i]);
+			if (_metadata->exit_code == KSFT_FAIL) {
+				TH_LOG("window %s, case %u: %s", windows[w], i, cases[i].name);
+				return;
+			}
+		}
+	}
+}
+
+TEST(corner_turns_in_windows)
+{
+	unsigned int w;
+
+	for (w = 0; w < sizeof(windows) / sizeof(windows[0]); w++) {
+		ASSERT_EQ(0, setenv("DPUSIM_DRI_WINDOW", windows[w], 1));
+		corner_turn(_metadata, 37, 53, 4, 1);
+		corner_turn(_metadata, 5, 200, 6, 3);
+		corner_turn(_metadata, 200, 5, 7, 4);
+		corner_turn(_metadata, 53, 37, 6, 24);
+		if (_metadata->exit_code == KSFT_FAIL) {
+			TH_LOG("window %s", windows[w]);
+			return;
+		}
+	}
+}
+
+TEST(gather_overlap_transposed_in_windows)
+{
+	const struct rcase c = { "2-D 31 x 15 over 2 x 2, overlaps 1, transposed", 2, { 31, 15 },
+				 { 2, 2 }, { OVL(1, 1), OVL(1, 1) }, { 1, 0 }, 8, 1 };
+	const struct rcase c3 = { "2-D 31 x 15 over 3 x 2, overlaps 1/2 x 2/1, transposed", 2,
+				  { 31, 15 }, { 3, 2 }, { OVL(1, 2), OVL(2, 1) }, { 1, 0 }, 3, 1 };
+	unsigned int w;
+
+	for (w = 0; w < sizeof(windows) / sizeof(windows[0]); w++) {
+		ASSERT_EQ(0, setenv("DPUSIM_DRI_WINDOW", windows[w], 1));
+		gather_owned(_metadata, &c);
+		gather_owned(_metadata, &c3);
+		if (_metadata->exit_code == KSFT_FAIL) {
+			TH_LOG("window %s", windows[w]);
+			return;
+		}
+	}
+}
+
+static uint64_t module_mram_size(void)
+{
+	FILE *f = fopen("/sys/module/dpusim/parameters/mram_size", "r");
+	unsigned long long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * A windowed transfer that would run past the end of MRAM fails before
+ * any window moved: the MRAM is as it was.
+ */
+TEST(windowed_scatter_past_mram_end_moves_nothing)
+{
+	const struct rcase c = { "2-D 64 x 64 rows to 8, transposed", 2, { 64, 64 }, { 8, 1 },
+				 { BLK, WHL }, { 1, 0 }, 4, 0 };
+	uint64_t total = total_bytes(&c), mram = 0;
+	uint8_t *a = malloc(total), *before = malloc(4096), *after = malloc(4096);
+	void *abuf[1] = { a };
+	struct dpu_set_t set, dpu;
+	DRI_Transfer in;
+	struct dobj o;
+	uint32_t i, off;
+
+	ASSERT_TRUE(a && before && after);
+	fill(a, total);
+	ASSERT_EQ(0, setenv("DPUSIM_DRI_WINDOW", "64", 1));
+	ASSERT_EQ(DPU_OK, dpu_alloc(nr_dpus(&c), PROFILE, &set));
+	mram = module_mram_size();
+	ASSERT_GT(mram, 4096);
+	/* 2 KiB per DPU from here: 1 KiB fits, the last windows do not */
+	off = (uint32_t)(mram - 1024);
+	dobj_make(_metadata, set, &c, &o);
+	ASSERT_EQ(0, DRI_xfer_create("in", o.dist, o.lay, DPU_MRAM_HEAP_POINTER_NAME, off, 1, abuf,
+				     DRI_TO_DPUS, &in));
+	DPU_FOREACH(set, dpu, i)
+		ASSERT_EQ(DPU_OK, dpu_copy_from(dpu, DPU_MRAM_HEAP_POINTER_NAME, off, before, 1024));
+	EXPECT_GT(0, DRI_do("in", in));
+	DPU_FOREACH(set, dpu, i) {
+		ASSERT_EQ(DPU_OK, dpu_copy_from(dpu, DPU_MRAM_HEAP_POINTER_NAME, off, after, 1024));
+		EXPECT_EQ(0, memcmp(before, after, 1024)) TH_LOG("DPU %u's MRAM changed", i);
+	}
+	DRI_xfer_destroy(in);
+	dobj_free(&o);
+	dpu_free(set);
+	free(a);
+	free(before);
+	free(after);
+}
+
 /* Wide rows (runs of 1 KiB, not packed), halos of 1 row */
 TEST(gather_overlap_rows_of_1kib_4byte)
 {
