@@ -56,6 +56,7 @@ struct dpurt_config {
 	uint64_t mram_size;       /* MRAM mapped at DPURT_MRAM_BASE */
 	uintptr_t heap_start;     /* __dpusim_wram_end */
 	struct dpurt_log *log;    /* DPURT_LOG_SIZE bytes, or NULL: no log */
+	uint32_t launch;          /* the DPU's launch count (its claim); 0: none */
 };
 
 struct dpurt_result {
@@ -113,7 +114,7 @@ static inline void dpurt_relax(void)
 void dpurt_sync_reset(void);
 void dpurt_alloc_reset(void);
 void dpurt_perf_reset(void);
-void dpurt_ebsp_reset(void);
+void dpurt_ebsp_reset(uint32_t launch);
 void dpurt_ebsp_quiesce(void);  /* before FINISH: no stream move left in flight */
 void dpurt_log_begin(void);   /* zero the header, point stdout at the log */
 void dpurt_log_end(void);     /* flush, give stdout back (test mode) */

@@ -40,12 +40,17 @@ struct wram_block {
 };
 static struct wram_block pool[POOL_MAX];
 static unsigned int pool_nr;
+/*
+ * Which run of the DPU this is: its launch count, the same in whichever
+ * worker process runs it (a stream kept open across launches lives in the
+ * DPU's memory, and the next launch may be run by another worker).
+ */
 static uint32_t launch_gen = 1;
 
-void dpurt_ebsp_reset(void)
+void dpurt_ebsp_reset(uint32_t launch)
 {
 	pool_nr = 0;
-	launch_gen++;
+	launch_gen = launch ? launch : launch_gen + 1;
 }
 
 static void ebsp_err(const char *fn, const char *what, int err)
@@ -204,9 +209,6 @@ static int ring_map(void)
  * collected, so the pointer never outlives it.
  */
 static ebsp_stream *ring_owner;
-/* The run ended with @orphan's move collected as @orphan_result. */
-static ebsp_stream *orphan;
-static int orphan_result;
 
 static void ring_collect(void)
 {
@@ -238,9 +240,8 @@ static void ring_submit(ebsp_stream *s, const struct dpusim_worker_stream_move *
  */
 void dpurt_ebsp_quiesce(void)
 {
-	orphan = ring_owner;
 	if (ring_owner)
-		orphan_result = ring_wait(NULL);
+		ring_wait(NULL);
 	ring_owner = NULL;
 }
 
@@ -303,19 +304,23 @@ static int stream_move(ebsp_stream *s, uint32_t flags, uint64_t off,
 	return 0;
 }
 
-/* The launch changed since the buffers were taken: they are gone. */
+/*
+ * The launch changed since the buffers were taken: they are gone.  A
+ * preload of the last run moved the kernel's cursor past the token this
+ * stream returns next (unless it failed): then that token is fetched
+ * again.  The kernel's cursor tells, not this worker's memory: another
+ * worker process may have run the last launch.
+ */
 static void stream_relaunch(ebsp_stream *s)
 {
 	struct dpusim_stream_cmd o;
 
 	if (s->launch == launch_gen)
 		return;
-	/* a preload moved the cursor: fetch that token again */
-	if (s->preloaded && s == orphan && !orphan_result &&
+	if (s->preloaded && !stream_cmd(s, DPUSIM_IOCTL_WORKER_STREAM_SEEK, 0, &o) &&
+	    o.offset + HDR != s->data_off &&
 	    !stream_cmd(s, DPUSIM_IOCTL_WORKER_STREAM_SEEK, -1, &o))
 		stream_at(s, &o);
-	if (s == orphan)
-		orphan = NULL;
 	s->preloaded = s->up_pending = 0;
 	s->buf[0] = s->buf[1] = NULL;
 	s->cap = 0;

@@ -416,7 +416,7 @@ int dpurt_run_dpu(const struct dpurt_config *cfg, struct dpurt_result *res)
 	dpurt_sync_reset();
 	dpurt_alloc_reset();
 	dpurt_perf_reset();
-	dpurt_ebsp_reset();
+	dpurt_ebsp_reset(cfg->launch);
 	dpurt_log_begin();
 	atomic_store(&run_abort, false);
 	atomic_store(&run_ending, 0);

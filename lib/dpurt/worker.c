@@ -110,6 +110,7 @@ static void run_claimed(const struct dpusim_worker_claim *c)
 	cfg.wram_size = c->wram_size;
 	cfg.mram_size = c->mram_size;
 	cfg.heap_start = wram_end;
+	cfg.launch = c->launches;
 	cfg.log = __stdout_buffer && (c->mram_size >= (uint64_t)((uintptr_t)__stdout_buffer - DPURT_MRAM_BASE) + DPURT_LOG_SIZE)
 		  ? (struct dpurt_log *)__stdout_buffer : NULL;
 	ret = dpurt_run_dpu(&cfg, &res);

@@ -7,7 +7,9 @@
  * bsp_stream_create returned, move_up past the capacity, one core at a
  * time (also two threads racing to open), double close, negative ids.
  */
+#include <dirent.h>
 #include <limits.h>
+#include <signal.h>
 #include <pthread.h>
 
 #include <ebsp.h>
@@ -519,6 +521,89 @@ TEST_F(ebsp_dpu, open_race_between_dpus_and_close)
 	ASSERT_EQ(DPU_OK, dpu_copy_to(self->set, "mode", 0, &(uint32_t){ RELEASE }, 4));
 	ASSERT_EQ(DPU_OK, dpu_launch(self->set, DPU_SYNCHRONOUS));
 	ebsp_set_core((uint32_t)(winner + 1) % 8);
+	EXPECT_TRUE(bsp_stream_open(&s, 0));
+	bsp_stream_close(&s);
+	ebsp_set_core(0);
+}
+
+/*
+ * Kill this process's children (the rank's idle worker processes) and
+ * wait until they are gone: the next launch starts new workers.
+ */
+static int kill_workers(void)
+{
+	char path[64], buf[512], *p;
+	int killed = 0, tries;
+	struct dirent *e;
+	pid_t pids[64];
+	int n = 0, i, ppid;
+	char state;
+	DIR *d;
+	FILE *f;
+
+	d = opendir("/proc");
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) && n < 64) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", atoi(e->d_name));
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		if (p && sscanf(p + 1, " %c %d", &state, &ppid) == 2 && ppid == getpid() &&
+		    state != 'Z')
+			pids[n++] = atoi(e->d_name);
+	}
+	closedir(d);
+	for (i = 0; i < n; i++)
+		killed += !kill(pids[i], SIGKILL);
+	/* dead when a zombie: the library reaps it at the next launch */
+	for (i = 0; i < n; i++) {
+		for (tries = 0; tries < 1000; tries++) {
+			snprintf(path, sizeof(path), "/proc/%d/stat", pids[i]);
+			f = fopen(path, "r");
+			if (!f)
+				break;
+			p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+			fclose(f);
+			if (!p || sscanf(p + 1, " %c", &state) != 1 || state == 'Z')
+				break;
+			usleep(10000);
+		}
+	}
+	return killed;
+}
+
+/*
+ * A stream kept open by a DPU across launches, each launch leaving a
+ * preload in flight, and each next launch run by a new worker process
+ * (the ones before are killed while idle): the preloaded token is the
+ * next one returned all the same.  The state of a stream held across
+ * launches lives in the DPU's memory and the kernel, not in a worker.
+ */
+TEST_F(ebsp_dpu, held_stream_with_preload_in_new_workers)
+{
+	int32_t data[8 * 4];
+	int64_t out[160];
+	ebsp_stream s;
+	int i;
+
+	for (i = 0; i < 32; i++)
+		data[i] = i / 4;
+	ASSERT_NE(NULL, bsp_stream_create(sizeof(data), 16, data));
+	ASSERT_EQ(1, run_core(_metadata, self->dpu[0], self->dpu[0], HOLD, 0, 0, 0, out));
+	ASSERT_EQ(1, out[0]);
+	for (i = 0; i < 6; i++) {
+		ASSERT_LT(0, kill_workers()) TH_LOG("no worker to kill before launch %d", i);
+		ASSERT_EQ(2, run_core(_metadata, self->dpu[0], self->dpu[0], NEXT, 0, 1, 0, out));
+		EXPECT_EQ(16, out[0]) TH_LOG("launch %d", i);
+		EXPECT_EQ(i, out[1]) TH_LOG("launch %d", i);
+	}
+	ASSERT_EQ(0, run_core(_metadata, self->dpu[0], self->dpu[0], RELEASE, 0, 0, 0, out));
+	ebsp_set_core(1);
 	EXPECT_TRUE(bsp_stream_open(&s, 0));
 	bsp_stream_close(&s);
 	ebsp_set_core(0);
