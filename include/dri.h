@@ -8,7 +8,10 @@
  * A transfer's plan is computed once, at DRI_xfer_create(): for every DPU
  * the host byte runs whose concatenation is its local block.  DRI_do()
  * executes it as one dpu_push_sg_xfer() whose get_block callback reads the
- * plan: no recomputation, no staging copy of the array.  The set must be
+ * plan: no recomputation, no staging copy of the array.  A plan of short
+ * runs (a transposing layout) is packed by a tiled CPU loop instead, one
+ * window of MRAM per dpu_push_sg_xfer() (16 MiB over all DPUs at most),
+ * so what it stages is bounded.  The set must be
  * allocated with "sgXferEnable=true" and sgXferMaxBlocksPerDpu at least
  * DRI_xfer_max_blocks() (a transposing layout has a block per element).
  *

@@ -25,6 +25,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #include "dpusim.h"
 #include "trace.h"
@@ -608,37 +609,139 @@ static void dpusim_copy_piece(struct dpusim_cursor *cur, struct page **pages,
 	}
 }
 
+/* Copy up to @pieces pieces (U64_MAX: all) of the order, from where it is */
+static void dpusim_copy_pieces(struct dpusim_order *o, struct page **pages,
+			       u64 *last, unsigned long *nr, u64 pieces,
+			       bool to_mem)
+{
+	struct dpusim_cursor *cur;
+	unsigned long idx;
+	u64 addr, len;
+
+	while (pieces-- && (cur = dpusim_order_next(o, &addr, &len))) {
+		idx = dpusim_piece_pages(last, nr, addr, len);
+		dpusim_copy_piece(cur, pages + idx, addr, len, to_mem);
+		cur->off += len;
+	}
+}
+
+/*
+ * A synchronous transfer of large blocks is copied by two CPUs, as a
+ * rank's DMA engines move its DPUs' memories side by side: the caller
+ * copies the pieces up to half of the bytes, a work item (on whichever
+ * CPU the scheduler finds idle) the rest, from a copy of the order's
+ * state at that point.  The pieces are disjoint bytes on both sides.  If
+ * the work has not started when the caller is done, the caller takes it
+ * back and copies the rest itself: never slower than one CPU but for the
+ * walk to the middle.
+ */
+#define DPUSIM_XFER_SPLIT_BYTES	(512 * 1024)
+#define DPUSIM_XFER_SPLIT_AVG	4096	/* bytes per block, at least */
+
+struct dpusim_copy_part {
+	struct work_struct work;
+	struct dpusim_order o;
+	struct page **pages;
+	u64 last;
+	unsigned long nr;
+	bool to_mem;
+};
+
+static void dpusim_copy_part_fn(struct work_struct *work)
+{
+	struct dpusim_copy_part *part =
+		container_of(work, struct dpusim_copy_part, work);
+
+	dpusim_copy_pieces(&part->o, part->pages, &part->last, &part->nr,
+			   U64_MAX, part->to_mem);
+}
+
+static bool dpusim_xfer_split(const struct dpusim_xfer_pin *p)
+{
+	return p->bytes >= DPUSIM_XFER_SPLIT_BYTES && p->x.nr_blocks > 1 &&
+	       p->bytes / p->x.nr_blocks >= DPUSIM_XFER_SPLIT_AVG &&
+	       num_online_cpus() > 1;
+}
+
+/*
+ * The copy on two CPUs; the cursors at the end are part->o's.  @o and
+ * part->o share nothing: part->o's arrays are the second halves of
+ * @p's (dpusim_xfer_pin_user allocates both).
+ */
+static void dpusim_xfer_copy_two(struct dpusim_rank *rank,
+				 struct dpusim_xfer_pin *p,
+				 struct dpusim_copy_part *part)
+{
+	const struct dpusim_xfer *x = &p->x;
+	struct dpusim_order *o = &p->o;
+	bool to_mem = !(x->flags & DPUSIM_XFER_FROM_DPU);
+	u64 addr, len, last = 1, done = 0, n = 0;
+	struct dpusim_cursor *cur;
+	unsigned long nr = 0;
+
+	dpusim_order_init(o, rank, x, p->dpus, p->blocks);
+	while (done < p->bytes / 2 && (cur = dpusim_order_next(o, &addr, &len))) {
+		dpusim_piece_pages(&last, &nr, addr, len);
+		cur->off += len;
+		done += len;
+		n++;
+	}
+	part->o = *o;
+	part->o.c = o->c + x->nr_dpus;
+	part->o.act = o->act + x->nr_dpus;
+	memcpy(part->o.c, o->c, x->nr_dpus * sizeof(*o->c));
+	memcpy(part->o.act, o->act, x->nr_dpus * sizeof(*o->act));
+	part->pages = p->pages;
+	part->last = last;
+	part->nr = nr;
+	part->to_mem = to_mem;
+	INIT_WORK_ONSTACK(&part->work, dpusim_copy_part_fn);
+	queue_work(system_unbound_wq, &part->work);
+
+	dpusim_order_init(o, rank, x, p->dpus, p->blocks);
+	last = 1;
+	nr = 0;
+	dpusim_copy_pieces(o, p->pages, &last, &nr, n, to_mem);
+	if (cancel_work_sync(&part->work))	/* it never started */
+		dpusim_copy_part_fn(&part->work);
+	destroy_work_on_stack(&part->work);
+}
+
 /**
  * dpusim_xfer_copy - move the bytes of a pinned, populated transfer
  * @rank: the rank, its xfer_lock held
  * @p: the transfer
+ * @two_cpus: a large one may be copied on two CPUs (a synchronous call:
+ *            an asynchronous one leaves the other CPU to the caller)
  *
  * Cannot fail.
  */
-void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
+void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p,
+		      bool two_cpus)
 {
 	const struct dpusim_xfer *x = &p->x;
 	struct dpusim_order *o = &p->o;
-	struct page **pages = p->pages;
 	bool to_mem = !(x->flags & DPUSIM_XFER_FROM_DPU);
-	struct dpusim_cursor *cur;
-	unsigned long nr = 0, idx;
-	u64 addr, len, last = 1, moved = 0;
+	struct dpusim_copy_part part;
+	struct dpusim_cursor *c;
+	unsigned long nr = 0;
+	u64 last = 1, moved = 0;
 	u32 i;
 
 	lockdep_assert_held(&rank->xfer_lock);
-	dpusim_order_init(o, rank, x, p->dpus, p->blocks);
-	while ((cur = dpusim_order_next(o, &addr, &len))) {
-		idx = dpusim_piece_pages(&last, &nr, addr, len);
-		dpusim_copy_piece(cur, pages + idx, addr, len, to_mem);
-		cur->off += len;
+	if (two_cpus && dpusim_xfer_split(p)) {
+		dpusim_xfer_copy_two(rank, p, &part);
+		c = part.o.c;
+	} else {
+		dpusim_order_init(o, rank, x, p->dpus, p->blocks);
+		dpusim_copy_pieces(o, p->pages, &last, &nr, U64_MAX, to_mem);
+		c = o->c;
 	}
 	for (i = 0; i < x->nr_dpus; i++) {
-		cur = &o->c[i];
-		moved += cur->off - x->offset;
-		if (to_mem && cur->off < x->offset + x->length)
-			dpusim_mem_zero(cur->mem, cur->off,
-					x->offset + x->length - cur->off);
+		moved += c[i].off - x->offset;
+		if (to_mem && c[i].off < x->offset + x->length)
+			dpusim_mem_zero(c[i].mem, c[i].off,
+					x->offset + x->length - c[i].off);
 	}
 
 	atomic64_inc(&rank->stats.ioctls);
@@ -674,8 +777,10 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 	p->upages = NULL;
 	p->mm = NULL;
 	p->ncharged = 0;
-	p->o.c = kmalloc_array(x->nr_dpus, sizeof(*p->o.c), GFP_KERNEL_ACCOUNT);
-	p->o.act = kmalloc_array(x->nr_dpus, sizeof(*p->o.act),
+	/* twice: the second halves are the state of a copy on two CPUs */
+	p->o.c = kmalloc_array(2 * x->nr_dpus, sizeof(*p->o.c),
+			       GFP_KERNEL_ACCOUNT);
+	p->o.act = kmalloc_array(2 * x->nr_dpus, sizeof(*p->o.act),
 				 GFP_KERNEL_ACCOUNT);
 	if (!p->o.c || !p->o.act) {
 		ret = -ENOMEM;
@@ -786,7 +891,7 @@ int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
 	if (!ret) {
 		ret = dpusim_xfer_populate(rank, &p);
 		if (!ret) {
-			dpusim_xfer_copy(rank, &p);
+			dpusim_xfer_copy(rank, &p, true);
 			if (x->flags & DPUSIM_XFER_STREAM)
 				dpusim_stream_move_done(rank, x);
 		}

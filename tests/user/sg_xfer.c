@@ -376,6 +376,76 @@ TEST_F(all, sg_length_mismatch_writes_nothing)
 }
 
 /* To the DPU, blocks shorter than length: the rest of the range becomes 0. */
+/*
+ * Transfers of 512 KiB and more, in blocks of 4 KiB and more on average,
+ * are copied on two CPUs (kernel/xfer.c: the caller up to half of the
+ * bytes, a work item the rest): round trips of uneven blocks (lengths not
+ * multiples of 8, empty ones) on one rank and on four, with the rank
+ * counters counting every byte once.
+ */
+TEST_F(rank, sg_roundtrip_large_two_cpus)
+{
+	long long to0 = sum_attr(4, "xfer_bytes_to_dpu");
+	long long from0 = sum_attr(4, "xfer_bytes_from_dpu");
+
+	roundtrip(_metadata, self->set, &self->d, 5, 64 << 10, 4096);
+	EXPECT_EQ(64LL << 16, sum_attr(4, "xfer_bytes_to_dpu") - to0);
+	/* from the DPUs: check_dpus' reads, then the gather */
+	EXPECT_EQ(2 * (64LL << 16), sum_attr(4, "xfer_bytes_from_dpu") - from0);
+	roundtrip(_metadata, self->set, &self->d, 2, 8200, 0);
+}
+
+TEST_F(all, sg_roundtrip_large_two_cpus_all)
+{
+	roundtrip(_metadata, self->set, &self->d, 3, 24 << 10, 1 << 20);
+}
+
+/* DPU @k's first @have bytes are pat(k, i, @seed), then zeros up to @len */
+static size_t padded_bad_byte(const struct dpus *d, uint32_t k, size_t have, size_t len,
+			      uint32_t seed)
+{
+	uint8_t *buf = malloc(len);
+	size_t i;
+
+	if (!buf || dpu_copy_from(d->dpu[k], HEAP, 0, buf, len) != DPU_OK) {
+		free(buf);
+		return 0;
+	}
+	for (i = 0; i < have && buf[i] == pat(k, i, seed); i++)
+		;
+	if (i == have)
+		for (; i < len && !buf[i]; i++)
+			;
+	free(buf);
+	return i;
+}
+
+/* The same, with one DPU short and the rest padded with zeros */
+TEST_F(rank, sg_large_pads_with_zeros_two_cpus)
+{
+	uint8_t *host = calloc(64, 32 << 10);
+	struct sg_ctx c;
+	size_t have;
+	uint32_t k;
+
+	ASSERT_NE(NULL, host);
+	ASSERT_EQ(0, fill_dpus(&self->d, 0, 64 << 10, 3));
+	sg_init(&c, host, 64, 4, 32 << 10);
+	sg_fill_host(&c, 0, 4);
+	c.odd_dpu = 37;
+	c.odd_nb = 4;
+	c.odd_delta = -1000;
+	ASSERT_EQ(DPU_OK, sg_push(self->set, DPU_XFER_TO_DPU, 0, 48 << 10, &c,
+				  DPU_SG_XFER_DISABLE_LENGTH_CHECK));
+	for (k = 0; k < 64; k++) {
+		have = k == 37 ? (32 << 10) - 1000 : 32 << 10;
+		EXPECT_EQ((size_t)48 << 10, padded_bad_byte(&self->d, k, have, 48 << 10, 4))
+			TH_LOG("DPU %u: the first wrong byte", k);
+	}
+	EXPECT_EQ(-1, check_dpus(&self->d, 48 << 10, 16 << 10, 3, false));	/* untouched */
+	free(host);
+}
+
 TEST_F(rank, sg_no_length_check_pads_with_zeros)
 {
 	uint8_t *host = calloc(64, 512);

@@ -9,7 +9,9 @@
  * bandwidth limit).
  *
  * Per size, each repetition times one turn, one guest transpose and one
- * memcpy in turn; medians of --reps.  After the runs every element of
+ * memcpy in turn, and the turn's two halves alone: the gather of the rows
+ * into a host array and the (packed, transposing) scatter of an array to
+ * the columns; medians of --reps.  After the runs every element of
  * every DPU is checked: a wrong turn exits 1.
  *
  * usage: dri_bench [--n N[,N...]] [--dpus D] [--reps R] [--json FILE]
@@ -60,7 +62,7 @@ static void transpose(const float *a, float *b, uint64_t n)
 
 struct result {
 	uint64_t n;
-	double turn_us, transpose_us, memcpy_us;
+	double turn_us, transpose_us, memcpy_us, gather_us, scatter_us;
 	uint64_t bad;
 };
 
@@ -73,20 +75,21 @@ static int run(uint64_t n, uint32_t ndpus, unsigned int reps, struct result *res
 	DRI_Group grows = NULL, gcols = NULL;
 	DRI_Distribution rows = NULL, cols = NULL;
 	DRI_Layout lt = NULL;
-	DRI_Transfer load = NULL, turn = NULL;
+	DRI_Transfer load = NULL, turn = NULL, gat = NULL, sct = NULL;
 	double *tt = calloc(reps, sizeof(double)), *th = calloc(reps, sizeof(double));
 	double *tm = calloc(reps, sizeof(double)), t;
+	double *tg = calloc(reps, sizeof(double)), *ts = calloc(reps, sizeof(double));
 	float *a = malloc(n * n * sizeof(float)), *b = malloc(n * n * sizeof(float));
 	float *blk = malloc(n * ((n + ndpus - 1) / ndpus) * sizeof(float) + 8);
 	uint64_t i, j, lo[1], hi[1], w, bytes;
 	struct dpu_set_t set, dpu;
-	void *abuf[1] = { a };
+	void *abuf[1] = { a }, *bbuf[1] = { b };
 	int transposed[2] = { 1, 0 }, rc = -1;
 	char profile[96];
 	unsigned int r;
 	uint32_t d;
 
-	if (!tt || !th || !tm || !a || !b || !blk)
+	if (!tt || !th || !tm || !tg || !ts || !a || !b || !blk)
 		goto out_free;
 	for (i = 0; i < n * n; i++)
 		a[i] = (float)i;
@@ -104,6 +107,10 @@ static int run(uint64_t n, uint32_t ndpus, unsigned int reps, struct result *res
 			    DRI_TO_DPUS, &load) ||
 	    DRI_redist_create("turn", rows, NULL, DPU_MRAM_HEAP_POINTER_NAME, 0, cols, lt,
 			      DPU_MRAM_HEAP_POINTER_NAME, COLS_OFF, 0, &turn) ||
+	    DRI_xfer_create("gather", rows, NULL, DPU_MRAM_HEAP_POINTER_NAME, 0, 1, bbuf,
+			    DRI_FROM_DPUS, &gat) ||
+	    DRI_xfer_create("scatter", cols, lt, DPU_MRAM_HEAP_POINTER_NAME, COLS_OFF, 1, abuf,
+			    DRI_TO_DPUS, &sct) ||
 	    DRI_do("load", load))
 		goto out;
 	/* once untimed: the first touch of the MRAM pages and of b */
@@ -122,11 +129,21 @@ static int run(uint64_t n, uint32_t ndpus, unsigned int reps, struct result *res
 		for (i = 0; i < n; i++)
 			memcpy(b + i * n, a + i * n, n * sizeof(float));
 		tm[r] = now_us() - t;
+		t = now_us();
+		if (DRI_do("gather", gat))
+			goto out;
+		tg[r] = now_us() - t;
+		t = now_us();
+		if (DRI_do("scatter", sct))
+			goto out;
+		ts[r] = now_us() - t;
 	}
 	res->n = n;
 	res->turn_us = median(tt, reps);
 	res->transpose_us = median(th, reps);
 	res->memcpy_us = median(tm, reps);
+	res->gather_us = median(tg, reps);
+	res->scatter_us = median(ts, reps);
 	res->bad = 0;
 	/* every DPU holds its columns as rows: element (c, i) = A[i][c] */
 	DPU_FOREACH(set, dpu, d) {
@@ -142,6 +159,8 @@ static int run(uint64_t n, uint32_t ndpus, unsigned int reps, struct result *res
 	}
 	rc = 0;
 out:
+	DRI_xfer_destroy(sct);
+	DRI_xfer_destroy(gat);
 	DRI_xfer_destroy(turn);
 	DRI_xfer_destroy(load);
 	DRI_layout_destroy(lt);
@@ -157,6 +176,8 @@ out_free:
 	free(tt);
 	free(th);
 	free(tm);
+	free(tg);
+	free(ts);
 	free(a);
 	free(b);
 	free(blk);
@@ -201,18 +222,20 @@ int main(int argc, char **argv)
 		}
 	printf("corner turn over %u DPUs (rows -> transposed columns) vs the guest's transpose, median of %u:\n",
 	       ndpus, reps);
-	printf("  %6s %12s %14s %8s %8s %12s\n", "N", "turn us", "transpose us", "ratio", "target",
-	       "memcpy us");
+	printf("  %6s %12s %14s %8s %8s %12s %10s %10s\n", "N", "turn us", "transpose us", "ratio",
+	       "target", "memcpy us", "gather us", "scatter us");
 	for (k = 0; k < nsizes; k++) {
 		if (run(sizes[k], ndpus, reps, &res[k])) {
 			fprintf(stderr, "dri_bench: the run of N = %llu failed\n",
 				(unsigned long long)sizes[k]);
 			return 1;
 		}
-		printf("  %6llu %12.0f %14.0f %7.2f%s %8s %12.0f%s\n", (unsigned long long)res[k].n,
-		       res[k].turn_us, res[k].transpose_us, res[k].transpose_us / res[k].turn_us,
+		printf("  %6llu %12.0f %14.0f %7.2f%s %8s %12.0f %10.0f %10.0f%s\n",
+		       (unsigned long long)res[k].n, res[k].turn_us, res[k].transpose_us,
+		       res[k].transpose_us / res[k].turn_us,
 		       res[k].transpose_us / res[k].turn_us >= 0.5 ? " " : "*", ">= 0.5",
-		       res[k].memcpy_us, res[k].bad ? "  WRONG ELEMENTS" : "");
+		       res[k].memcpy_us, res[k].gather_us, res[k].scatter_us,
+		       res[k].bad ? "  WRONG ELEMENTS" : "");
 		failed |= !!res[k].bad;
 	}
 	printf("  * below target; every element of every DPU checked: %s\n",
@@ -227,10 +250,10 @@ int main(int argc, char **argv)
 		fprintf(f, "{\"benchmark\": \"dri_bench\", \"dpus\": %u, \"reps\": %u, \"rows\": [", ndpus,
 			reps);
 		for (k = 0; k < nsizes; k++)
-			fprintf(f, "%s\n  {\"n\": %llu, \"turn_us\": %.1f, \"transpose_us\": %.1f, \"memcpy_us\": %.1f, \"ratio\": %.3f, \"target\": 0.5, \"wrong_elements\": %llu}",
+			fprintf(f, "%s\n  {\"n\": %llu, \"turn_us\": %.1f, \"transpose_us\": %.1f, \"memcpy_us\": %.1f, \"gather_us\": %.1f, \"scatter_us\": %.1f, \"ratio\": %.3f, \"target\": 0.5, \"wrong_elements\": %llu}",
 				k ? "," : "", (unsigned long long)res[k].n, res[k].turn_us,
-				res[k].transpose_us, res[k].memcpy_us,
-				res[k].transpose_us / res[k].turn_us,
+				res[k].transpose_us, res[k].memcpy_us, res[k].gather_us,
+				res[k].scatter_us, res[k].transpose_us / res[k].turn_us,
 				(unsigned long long)res[k].bad);
 		fprintf(f, "\n]}\n");
 		fclose(f);
