@@ -966,7 +966,20 @@ TEST(gather_overlap_3d_block_cyclic_24byte)
  */
 static const char *const windows[] = { "8", "16", "24", "40", "256", "4096" };
 
-TEST(round_trips_in_windows)
+/* Only for the longer timeout of TEST_F_TIMEOUT (KASAN is slow) */
+FIXTURE(slow) {
+	int unused;
+};
+
+FIXTURE_SETUP(slow)
+{
+}
+
+FIXTURE_TEARDOWN(slow)
+{
+}
+
+TEST_F_TIMEOUT(slow, round_trips_in_windows, 300)
 {
 	unsigned int i, w;
 
@@ -982,7 +995,7 @@ TEST(round_trips_in_windows)
 	}
 }
 
-TEST(corner_turns_in_windows)
+TEST_F_TIMEOUT(slow, corner_turns_in_windows, 300)
 {
 	unsigned int w;
 
@@ -999,7 +1012,7 @@ TEST(corner_turns_in_windows)
 	}
 }
 
-TEST(gather_overlap_transposed_in_windows)
+TEST_F_TIMEOUT(slow, gather_overlap_transposed_in_windows, 300)
 {
 	const struct rcase c = { "2-D 31 x 15 over 2 x 2, overlaps 1, transposed", 2, { 31, 15 },
 				 { 2, 2 }, { OVL(1, 1), OVL(1, 1) }, { 1, 0 }, 8, 1 };
