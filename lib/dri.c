@@ -695,9 +695,12 @@ static void dri_pack(struct dri_xfer *x, bool to_packed)
 	pthread_t tid[DRI_PACK_THREADS];
 	bool started[DRI_PACK_THREADS] = { false };
 	uint64_t bytes = (uint64_t)x->nr_dpus * x->wlen;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long cpus = 1;
 	uint32_t n = 1, t;
 
+	/* sysconf reads a sysfs file: only when threads may help */
+	if (bytes >= 2 * DRI_PACK_THREAD_BYTES)
+		cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (bytes >= 2 * DRI_PACK_THREAD_BYTES && cpus > 1) {
 		n = cpus < DRI_PACK_THREADS ? (uint32_t)cpus : DRI_PACK_THREADS;
 		if (n > bytes / DRI_PACK_THREAD_BYTES)
