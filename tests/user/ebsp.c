@@ -526,20 +526,32 @@ TEST_F(ebsp_dpu, open_race_between_dpus_and_close)
 	ebsp_set_core(0);
 }
 
+/* The state and parent of process @pid (from /proc/PID/stat); -1 if gone */
+static int proc_stat(int pid, char *state, int *ppid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	return p && sscanf(p + 1, " %c %d", state, ppid) == 2 ? 0 : -1;
+}
+
 /*
  * Kill this process's children (the rank's idle worker processes) and
  * wait until they are gone: the next launch starts new workers.
  */
 static int kill_workers(void)
 {
-	char path[64], buf[512], *p;
-	int killed = 0, tries;
+	int killed = 0, tries, n = 0, i, ppid;
 	struct dirent *e;
 	pid_t pids[64];
-	int n = 0, i, ppid;
 	char state;
 	DIR *d;
-	FILE *f;
 
 	d = opendir("/proc");
 	if (!d)
@@ -547,13 +559,7 @@ static int kill_workers(void)
 	while ((e = readdir(d)) && n < 64) {
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/stat", atoi(e->d_name));
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-		fclose(f);
-		if (p && sscanf(p + 1, " %c %d", &state, &ppid) == 2 && ppid == getpid() &&
+		if (!proc_stat(atoi(e->d_name), &state, &ppid) && ppid == getpid() &&
 		    state != 'Z')
 			pids[n++] = atoi(e->d_name);
 	}
@@ -561,19 +567,12 @@ static int kill_workers(void)
 	for (i = 0; i < n; i++)
 		killed += !kill(pids[i], SIGKILL);
 	/* dead when a zombie: the library reaps it at the next launch */
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		for (tries = 0; tries < 1000; tries++) {
-			snprintf(path, sizeof(path), "/proc/%d/stat", pids[i]);
-			f = fopen(path, "r");
-			if (!f)
-				break;
-			p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-			fclose(f);
-			if (!p || sscanf(p + 1, " %c", &state) != 1 || state == 'Z')
+			if (proc_stat(pids[i], &state, &ppid) || state == 'Z')
 				break;
 			usleep(10000);
 		}
-	}
 	return killed;
 }
 
