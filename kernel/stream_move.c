@@ -300,6 +300,14 @@ int dpusim_stream_ring_mmap(struct dpusim_worker *w,
 			return -ENOMEM;
 		}
 		job->ring_page = page;
+		/*
+		 * The copy thread may already sleep: started by an earlier
+		 * asynchronous move, or just now, and asleep before it could
+		 * see a ring to flag.  The page says so from the start, so
+		 * that the first move submitted kicks it.
+		 */
+		((struct dpusim_move_ring *)page_address(page))->flags =
+			DPUSIM_MOVE_RING_NEED_WAKEUP;
 		/* lowmem: the kernel writes it through its own mapping */
 		WRITE_ONCE(job->ring, page_address(page));
 	}

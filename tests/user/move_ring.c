@@ -27,7 +27,12 @@ FIXTURE(ring) {
 	struct dpusim_move_ring *r;
 };
 
-FIXTURE_SETUP(ring)
+/*
+ * The worker of stream 0, holding DPU @HELD, its window mapped; its ring
+ * too if @map_ring.
+ */
+static void worker_setup(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(ring) *self, bool map_ring)
 {
 	struct dpusim_stream_create c = { .size = sizeof(c) };
 	struct dpusim_worker_claim cl = {
@@ -61,13 +66,20 @@ FIXTURE_SETUP(ring)
 		 self->wfd, DPUSIM_MMAP_WINDOW);
 	ASSERT_NE(MAP_FAILED, p);
 	self->win = p;
+	if (!map_ring)
+		return;
 	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->wfd,
 		 DPUSIM_MMAP_MOVE_RING);
 	ASSERT_NE(MAP_FAILED, p) TH_LOG("%s", strerror(errno));
 	self->r = p;
 }
 
-FIXTURE_TEARDOWN(ring)
+FIXTURE_SETUP(ring)
+{
+	worker_setup(_metadata, self, true);
+}
+
+static void worker_teardown(FIXTURE_DATA(ring) *self)
 {
 	if (self->r)
 		munmap(self->r, PAGE);
@@ -77,6 +89,11 @@ FIXTURE_TEARDOWN(ring)
 		close(self->wfd);
 	if (self->fd >= 0)
 		close(self->fd);
+}
+
+FIXTURE_TEARDOWN(ring)
+{
+	worker_teardown(self);
 }
 
 static double now(void)
@@ -345,6 +362,53 @@ TEST_F(ring, close_with_the_ring_mapped_and_busy)
 	pthread_join(t, NULL);
 	munmap(self->r, PAGE);
 	self->r = NULL;
+}
+
+/*
+ * The same worker, its ring not mapped yet: the copy thread started by an
+ * asynchronous move of the ioctl has gone to sleep when the ring is
+ * mapped.  The new page must say so (NEED_WAKEUP), or the program, which
+ * kicks only when told to, would wait for ever for its first move.  (The
+ * same sleep, with the thread started by the mmap() itself, hung a CI
+ * run now and then: the thread slept before the page existed.)
+ */
+FIXTURE(late) {
+	FIXTURE_DATA(ring) c;
+};
+
+FIXTURE_SETUP(late)
+{
+	worker_setup(_metadata, &self->c, false);
+}
+
+FIXTURE_TEARDOWN(late)
+{
+	worker_teardown(&self->c);
+}
+
+TEST_F(late, a_ring_mapped_while_the_thread_sleeps_wakes_it)
+{
+	struct dpusim_worker_stream_wait w = { .size = sizeof(w) };
+	struct dpusim_worker_stream_move m;
+	void *p;
+
+	down_move(&m, 0, 64);
+	m.flags |= DPUSIM_STREAM_MOVE_ASYNC;
+	ASSERT_EQ(0, ioctl(self->c.wfd, DPUSIM_IOCTL_WORKER_STREAM_MOVE, &m));
+	ASSERT_EQ(0, ioctl(self->c.wfd, DPUSIM_IOCTL_WORKER_STREAM_WAIT, &w));
+	/* the thread polls 200 us after its last move, then sleeps */
+	usleep(100000);
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->c.wfd,
+		 DPUSIM_MMAP_MOVE_RING);
+	ASSERT_NE(MAP_FAILED, p) TH_LOG("%s", strerror(errno));
+	self->c.r = p;
+	EXPECT_EQ((uint32_t)DPUSIM_MOVE_RING_NEED_WAKEUP, self->c.r->flags);
+	down_move(&m, 1, 128);
+	self->c.r->move = m;
+	ASSERT_EQ(0, submit(&self->c, 1));
+	EXPECT_EQ(0, self->c.r->result);
+	EXPECT_EQ(2u, cursor(&self->c));
+	EXPECT_EQ(0, memcmp((const void *)(self->c.win + 128), self->c.data + 16, 16));
 }
 
 TEST_HARNESS_MAIN
