@@ -78,7 +78,13 @@ typedef struct dri_xfer *DRI_Transfer;
  * returns; dpu_sync() on the set waits for it.  With @nbufs buffers, the
  * host works on one while the transfers of the others run: buffer k must
  * stay untouched until the transfer that uses it is done.  Not for a
- * gather whose runs are packed (a transposing layout).
+ * gather whose runs are packed (a transposing layout).  A scatter whose
+ * runs are packed is copied by DRI_do into packing buffers of the
+ * transfer's own, a window of MRAM at a time (16 MiB in all at most):
+ * once all of them hold queued windows, DRI_do waits for the set's queued
+ * transfers before it packs the next, so a large one returns with only
+ * its last windows in flight, and the error of a transfer queued earlier
+ * is then DRI_do's (EIO, and dpu_sync() no longer sees it).
  */
 #define DRI_ASYNC	(1 << 9)
 
@@ -148,6 +154,13 @@ DPUSIM_API int DRI_halo_create(const char *name, DRI_Distribution dist, DRI_Layo
 			       const char *symbol, uint32_t offset, DRI_Transfer *xfer);
 /* Blocks of the DPU with the most (the sgXferMaxBlocksPerDpu it needs) */
 DPUSIM_API uint64_t DRI_xfer_max_blocks(DRI_Transfer xfer);
+/*
+ * Query: the bytes of host memory @xfer holds for data of its own: its
+ * packing buffers (at most 16 MiB, or 64 KiB per DPU and buffer, whatever
+ * the array's size), the scratch of a gather from overlapped blocks, and
+ * a redistribution's host array of the global shape.
+ */
+DPUSIM_API uint64_t DRI_xfer_host_bytes(DRI_Transfer xfer);
 /* Execute the plan with the next buffer; @name must be the transfer's */
 DPUSIM_API int DRI_do(const char *name, DRI_Transfer xfer);
 

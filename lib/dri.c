@@ -71,6 +71,9 @@ struct dri_dpu_plan {
 	uint32_t max_discard;		/* the longest discarded run */
 };
 
+/* The packing buffers of an asynchronous transfer (see struct dri_xfer) */
+#define DRI_PACK_SLOTS	4
+
 struct dri_xfer {
 	char *name;
 	char *symbol;
@@ -94,17 +97,22 @@ struct dri_xfer {
 	 * packed: DRI_do copies each DPU's runs into its place in @packed (or
 	 * back out of it) with a CPU loop, and moves one block per DPU; a
 	 * descriptor per element would cost the transfer engine far more.
-	 * A synchronous transfer does it a window of MRAM at a time: bytes
-	 * @wo .. @wo + @wlen - 1 of every DPU (at most @window), so @packed
-	 * holds @window bytes per DPU, not the array.  An asynchronous one
-	 * must leave its bytes until the copy ran: its window is the whole.
+	 * It does it a window of MRAM at a time: bytes @wo .. @wo + @wlen - 1
+	 * of every DPU (at most @window), so a packing buffer holds @window
+	 * bytes per DPU, not the array.  A synchronous transfer has one
+	 * buffer.  An asynchronous one must leave a window's bytes until its
+	 * copy ran: it cycles through DRI_PACK_SLOTS of them, and before it
+	 * packs into one again it waits for the transfers queued so far.
 	 */
-	uint8_t *packed;		/* the buffer's: one of @packed_bufs */
-	uint8_t **packed_bufs;		/* [nbufs]: all the same unless @async */
-	void **packed_raw;		/* [nbufs]: what dri_big_alloc() gave to free() */
+	uint8_t *packed;		/* the push's: one of @slots, or NULL */
+	uint8_t *slots[DRI_PACK_SLOTS];
+	void *slots_raw[DRI_PACK_SLOTS];	/* what dri_big_alloc() gave to free() */
+	int nslots, slot;		/* how many; the next to pack into */
+	int filled;			/* slots packed since the last wait */
 	uint64_t window;		/* bytes per DPU per push; DPU i at i * window */
 	uint64_t wo, wlen;		/* the window of this push */
 	bool async;			/* DRI_ASYNC */
+	uint64_t host_bytes;		/* what the transfer allocated for data */
 };
 
 /*
@@ -140,17 +148,18 @@ static void *dri_big_alloc(uint64_t size, void **raw)
 #define DRI_PACK_RUN_BYTES 256
 
 /*
- * The packed bytes of a synchronous transfer, over all DPUs: windows at
- * least DRI_PACK_MIN_WINDOW bytes per DPU, so that a transposed block's
- * window spans enough of its columns to read whole cache lines of the
- * host array (measured in the closing note of issue 11).
+ * The packed bytes a transfer stages, over all DPUs and all its packing
+ * buffers: windows at least DRI_PACK_MIN_WINDOW bytes per DPU, so that a
+ * transposed block's window spans enough of its columns to read whole
+ * cache lines of the host array (measured in the closing note of issue
+ * 11).
  */
 #define DRI_PACK_BUDGET		(16u << 20)
 #define DRI_PACK_MIN_WINDOW	(64u << 10)
 
 /*
  * DPUSIM_DRI_WINDOW=BYTES sets the window per DPU of the packed
- * synchronous transfers created after it (a multiple of 8, at least 8):
+ * transfers created after it (a multiple of 8, at least 8):
  * the tests cut runs and elements with it.
  */
 static uint64_t dri_window_env(void)
@@ -467,8 +476,9 @@ static bool dri_get_block(struct sg_block_info *out, uint32_t dpu_index, uint32_
 /* Pack the plan if its runs are short: one block per DPU from then on */
 static int dri_pack_setup(struct dri_xfer *x)
 {
-	uint64_t runs = 0, bytes = 0, k, size;
+	uint64_t runs = 0, bytes = 0, size;
 	uint32_t i;
+	int k;
 
 	for (i = 0; i < x->nr_dpus; i++) {
 		runs += x->plan[i].nr_blocks;
@@ -476,12 +486,13 @@ static int dri_pack_setup(struct dri_xfer *x)
 	}
 	if (!runs || bytes / runs >= DRI_PACK_RUN_BYTES)
 		return 0;
+	x->nslots = x->async ? DRI_PACK_SLOTS : 1;
 	x->window = x->length;
 	size = dri_window_env();
-	if (!x->async && size && size < x->length)
+	if (size && size < x->length) {
 		x->window = size;
-	else if (!x->async && (uint64_t)x->nr_dpus * x->length > DRI_PACK_BUDGET) {
-		x->window = (DRI_PACK_BUDGET / x->nr_dpus) & ~7ULL;
+	} else if ((uint64_t)x->nslots * x->nr_dpus * x->length > DRI_PACK_BUDGET) {
+		x->window = (DRI_PACK_BUDGET / x->nslots / x->nr_dpus) & ~7ULL;
 		if (x->window < DRI_PACK_MIN_WINDOW)
 			x->window = DRI_PACK_MIN_WINDOW;
 		if (x->window > x->length)
@@ -490,18 +501,13 @@ static int dri_pack_setup(struct dri_xfer *x)
 	if (x->window > UINT32_MAX)
 		return -E2BIG;
 	size = (uint64_t)x->nr_dpus * x->window;
-	/* an asynchronous transfer's packed bytes stay until it ran: one per buffer */
-	x->packed_bufs = calloc((size_t)x->nbufs, sizeof(*x->packed_bufs));
-	x->packed_raw = calloc((size_t)x->nbufs, sizeof(*x->packed_raw));
-	if (!x->packed_bufs || !x->packed_raw)
-		return -ENOMEM;
-	for (k = 0; k < (uint64_t)x->nbufs; k++) {
-		x->packed_bufs[k] = k && !x->async ? x->packed_bufs[0] :
-				    dri_big_alloc(size, &x->packed_raw[k]);
-		if (!x->packed_bufs[k])
+	for (k = 0; k < x->nslots; k++) {
+		x->slots[k] = dri_big_alloc(size, &x->slots_raw[k]);
+		if (!x->slots[k])
 			return -ENOMEM;
+		x->host_bytes += size;
 	}
-	x->packed = x->packed_bufs[0];
+	x->packed = x->slots[0];
 	x->max_blocks = 1;
 	return 0;
 }
@@ -758,10 +764,8 @@ DPUSIM_API void DRI_xfer_destroy(DRI_Transfer x)
 	DRI_xfer_destroy(x->then);
 	free(x->staging);
 	free(x->scratch);
-	for (k = 0; x->packed_raw && k < x->nbufs; k++)
-		free(x->packed_raw[k]);		/* NULL where shared */
-	free(x->packed_raw);
-	free(x->packed_bufs);
+	for (k = 0; k < DRI_PACK_SLOTS; k++)
+		free(x->slots_raw[k]);
 	for (i = 0; x->plan && i < x->nr_dpus; i++)
 		free(x->plan[i].runs);
 	free(x->plan);
@@ -846,6 +850,7 @@ DPUSIM_API int DRI_xfer_create(const char *name, DRI_Distribution dist, DRI_Layo
 	x->length = (x->length + 7) & ~7ULL;
 	if (max_discard) {
 		x->scratch = malloc(max_discard);
+		x->host_bytes += max_discard;
 		if (!x->scratch) {
 			DRI_xfer_destroy(x);
 			return dri_err(ENOMEM, "DRI_xfer_create: out of memory");
@@ -922,6 +927,7 @@ static int redist_create(const char *name, DRI_Distribution from, DRI_Layout fro
 	}
 	g->then = sc;
 	g->staging = raw;
+	g->host_bytes += total;
 	*xfer = g;
 	return 0;
 }
@@ -953,6 +959,11 @@ DPUSIM_API uint64_t DRI_xfer_max_blocks(DRI_Transfer xfer)
 	return xfer->max_blocks > m ? xfer->max_blocks : m;
 }
 
+DPUSIM_API uint64_t DRI_xfer_host_bytes(DRI_Transfer xfer)
+{
+	return xfer ? xfer->host_bytes + DRI_xfer_host_bytes(xfer->then) : 0;
+}
+
 static int dri_push(const char *name, struct dri_xfer *x, uint64_t offset, uint64_t length)
 {
 	get_block_t gb = { .f = dri_get_block, .args = &x, .args_size = sizeof(x) };
@@ -970,6 +981,34 @@ static int dri_push(const char *name, struct dri_xfer *x, uint64_t offset, uint6
 		free((void *)m);
 		return r;
 	}
+	return 0;
+}
+
+/*
+ * The packing buffer of the next window.  An asynchronous transfer's
+ * buffers may hold windows still queued: once all of them were packed
+ * since the last wait, it waits for the set's queued transfers (every
+ * one: the kernel waits for a rank's queue as a whole) before it packs
+ * into the first again.
+ */
+static int dri_next_slot(const char *name, struct dri_xfer *x)
+{
+	struct dpusim_set_props *props;
+
+	if (x->filled == x->nslots) {
+		props = dpusim_set_props(x->set, "DRI_do");
+		if (!props)
+			return -EINVAL;
+		if (dpusim_async_sync(props, "DRI_do") != DPU_OK)
+			return dri_err(EIO,
+				       "DRI_do %s: a transfer queued before this window failed (waiting for a packing buffer)",
+				       name);
+		x->filled = 0;
+	}
+	if (x->async)
+		x->filled++;
+	x->packed = x->slots[x->slot];
+	x->slot = (x->slot + 1) % x->nslots;
 	return 0;
 }
 
@@ -998,6 +1037,9 @@ static int dri_do_packed(const char *name, struct dri_xfer *x)
 	for (j = 0; j < nw; j++) {
 		x->wo = (j ? j - 1 : nw - 1) * x->window;
 		x->wlen = x->length - x->wo < x->window ? x->length - x->wo : x->window;
+		r = dri_next_slot(name, x);
+		if (r)
+			return r;
 		if (x->direction == DRI_TO_DPUS)
 			dri_pack(x, true);
 		r = dri_push(name, x, x->wo, x->wlen);
@@ -1016,8 +1058,6 @@ DPUSIM_API int DRI_do(const char *name, DRI_Transfer x)
 	if (!x || !name || strcmp(name, x->name))
 		return dri_err(EINVAL, "DRI_do: no transfer named %s here", name ? name : "(NULL)");
 	x->cur = x->bufs[x->next];
-	if (x->packed)
-		x->packed = x->packed_bufs[x->next];
 	x->next = (x->next + 1) % x->nbufs;
 	r = x->packed ? dri_do_packed(name, x) : dri_push(name, x, 0, x->length);
 	if (r)

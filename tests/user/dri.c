@@ -23,6 +23,10 @@
  * message, the result left alone and no allocation left behind (this
  * program counts the blocks malloc hands out).
  */
+#include <stdarg.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <dri.h>
 
 #include "kselftest_harness.h"
@@ -79,6 +83,28 @@ void free(void *p)
 static long blocks_live(void)
 {
 	return __atomic_load_n(&live_blocks, __ATOMIC_RELAXED);
+}
+
+/*
+ * While @fail_sync is set, DPUSIM_IOCTL_SYNC fails with it (the library's
+ * wait for the queue); every other ioctl goes to the kernel.  The kernel's
+ * SYNC fails only on a timeout or a signal, which a test cannot time.
+ */
+static int fail_sync;
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fail_sync && req == DPUSIM_IOCTL_SYNC) {
+		errno = fail_sync;
+		return -1;
+	}
+	return (int)syscall(SYS_ioctl, fd, req, arg);
 }
 
 /*
@@ -1281,6 +1307,129 @@ TEST(async_scatter_packed_transposed_three_buffers_3byte)
 				 { BLK, BLK }, { 1, 0 }, 3, 0 };
 
 	async_scatter(_metadata, &c, 3, 19, true);
+}
+
+/*
+ * The same in windows of DPUSIM_DRI_WINDOW bytes per DPU: 32 (and 36)
+ * windows per DRI_do through the transfer's 4 packing buffers, so that
+ * DRI_do waits for the queue before it packs into one again; a buffer
+ * packed while its window is still queued (behind the blocker) would put
+ * a later window's bytes on the DPUs.  The 3-byte case cuts elements.
+ */
+TEST(async_scatter_packed_in_windows)
+{
+	const struct rcase c = { "2-D 64 x 64 rows over 8, transposed", 2, { 64, 64 }, { 8, 1 },
+				 { BLK, WHL }, { 1, 0 }, 4, 0 };
+	const struct rcase c3 = { "2-D 37 x 53 over 3 x 2, transposed", 2, { 37, 53 }, { 3, 2 },
+				  { BLK, BLK }, { 1, 0 }, 3, 0 };
+
+	ASSERT_EQ(0, setenv("DPUSIM_DRI_WINDOW", "64", 1));
+	async_scatter(_metadata, &c, 2, 12, true);
+	ASSERT_EQ(0, setenv("DPUSIM_DRI_WINDOW", "40", 1));
+	async_scatter(_metadata, &c3, 3, 10, true);
+}
+
+/*
+ * An asynchronous packed scatter that must wait for a packing buffer and
+ * whose wait fails: DRI_do says so (EIO, with a message), leaves nothing
+ * allocated, and the transfer works again once the queue answers.
+ */
+TEST(async_scatter_packed_wait_fails)
+{
+	const struct rcase c = { "2-D 64 x 64 rows over 8, transposed", 2, { 64, 64 }, { 8, 1 },
+				 { BLK, WHL }, { 1, 0 }, 4, 0 };
+	uint64_t total = total_bytes(&c);
+	uint8_t *host = malloc(total);
+	void *bufs[1] = { host };
+	struct dpu_set_t set;
+	DRI_Transfer x;
+	struct dobj o;
+
+	ASSERT_NE(NULL, host);
+	fill_seed(host, total, 7);
+	ASSERT_EQ(0, setenv("DPUSIM_DRI_WINDOW", "256", 1));	/* 8 windows, 4 buffers */
+	ASSERT_EQ(DPU_OK, dpu_alloc(nr_dpus(&c), PROFILE, &set));
+	dobj_make(_metadata, set, &c, &o);
+	ASSERT_EQ(0, DRI_xfer_create("in", o.dist, o.lay, DPU_MRAM_HEAP_POINTER_NAME, 0, 1, bufs,
+				     DRI_TO_DPUS | DRI_ASYNC, &x));
+	EXPECT_EQ(4u * 8 * 256, DRI_xfer_host_bytes(x));
+	fail_sync = EIO;
+	EXPECT_FAILS(EIO, "DRI_do in: a transfer queued before this window failed", DRI_do("in", x));
+	fail_sync = 0;
+	ASSERT_EQ(DPU_OK, dpu_sync(set));
+	ASSERT_EQ(0, DRI_do("in", x));
+	ASSERT_EQ(DPU_OK, dpu_sync(set));
+	check_mram(_metadata, set, o.dist, &c, 0, host, host, "after the wait answered");
+	DRI_xfer_destroy(x);
+	dobj_free(&o);
+	dpu_free(set);
+	free(host);
+}
+
+/*
+ * What a packed transfer stages stays bounded whatever the array (64 MiB
+ * of floats over 8 DPUs, transposed): 16 MiB of packing buffers, however
+ * many host buffers an asynchronous one cycles through (it kept a packed
+ * copy of the whole array per buffer before); a redistribution adds its
+ * host array of the global shape.  No DRI_do: the buffers are never
+ * touched.
+ */
+TEST(packing_buffers_stay_bounded)
+{
+	const struct rcase c = { "2-D 4096 x 4096 rows over 8, transposed", 2, { 4096, 4096 },
+				 { 8, 1 }, { BLK, WHL }, { 1, 0 }, 4, 0 };
+	const struct rcase rows = { "2-D 64 x 64 rows over 8", 2, { 64, 64 }, { 8, 1 },
+				    { BLK, WHL }, { 0, 1 }, 4, 0 };
+	const struct rcase small = { "2-D 64 x 64 rows over 8, transposed", 2, { 64, 64 }, { 8, 1 },
+				     { BLK, WHL }, { 1, 0 }, 4, 0 };
+	uint64_t total = total_bytes(&c);
+	void *big = malloc(total), *bufs[3] = { big, big, big };
+	DRI_Transfer x, r;
+	struct dpu_set_t set;
+	struct dobj o, o2;
+
+	ASSERT_NE(NULL, big);
+	ASSERT_EQ(0, unsetenv("DPUSIM_DRI_WINDOW"));
+	ASSERT_EQ(DPU_OK, dpu_alloc(8, PROFILE, &set));
+	dobj_make(_metadata, set, &c, &o);
+	ASSERT_EQ(0, DRI_xfer_create("a", o.dist, o.lay, DPU_MRAM_HEAP_POINTER_NAME, 0, 3, bufs,
+				     DRI_TO_DPUS | DRI_ASYNC, &x));
+	EXPECT_EQ(16ULL << 20, DRI_xfer_host_bytes(x));
+	DRI_xfer_destroy(x);
+	ASSERT_EQ(0, DRI_xfer_create("s", o.dist, o.lay, DPU_MRAM_HEAP_POINTER_NAME, 0, 3, bufs,
+				     DRI_TO_DPUS, &x));
+	EXPECT_EQ(16ULL << 20, DRI_xfer_host_bytes(x));
+	DRI_xfer_destroy(x);
+	ASSERT_EQ(0, DRI_xfer_create("g", o.dist, o.lay, DPU_MRAM_HEAP_POINTER_NAME, 0, 1, bufs,
+				     DRI_FROM_DPUS, &x));
+	EXPECT_EQ(16ULL << 20, DRI_xfer_host_bytes(x));
+	DRI_xfer_destroy(x);
+	dobj_make(_metadata, set, &rows, &o2);
+	/* unpacked: nothing of its own */
+	ASSERT_EQ(0, DRI_xfer_create("u", o2.dist, o2.lay, DPU_MRAM_HEAP_POINTER_NAME, 0, 3, bufs,
+				     DRI_TO_DPUS | DRI_ASYNC, &x));
+	EXPECT_EQ(0u, DRI_xfer_host_bytes(x));
+	DRI_xfer_destroy(x);
+	dobj_free(&o2);
+	/* small: each of the 4 buffers holds the whole, 8 x 2 KiB */
+	dobj_make(_metadata, set, &small, &o2);
+	ASSERT_EQ(0, DRI_xfer_create("t", o2.dist, o2.lay, DPU_MRAM_HEAP_POINTER_NAME, 0, 2, bufs,
+				     DRI_TO_DPUS | DRI_ASYNC, &x));
+	EXPECT_EQ(4u * 8 * 2048, DRI_xfer_host_bytes(x));
+	DRI_xfer_destroy(x);
+	dobj_free(&o2);
+	/* rows to transposed columns: the host array, then the packed scatter */
+	dobj_make(_metadata, set, &(struct rcase){ "rows", 2, { 4096, 4096 }, { 8, 1 },
+						   { BLK, WHL }, { 0, 1 }, 4, 0 }, &o2);
+	ASSERT_EQ(0, DRI_redist_create("r", o2.dist, o2.lay, DPU_MRAM_HEAP_POINTER_NAME, 0, o.dist,
+				       o.lay, DPU_MRAM_HEAP_POINTER_NAME, 0, 0, &r));
+	EXPECT_EQ(total + (16ULL << 20), DRI_xfer_host_bytes(r));
+	DRI_xfer_destroy(r);
+	EXPECT_EQ(0u, DRI_xfer_host_bytes(NULL));
+	dobj_free(&o2);
+	dobj_free(&o);
+	dpu_free(set);
+	free(big);
 }
 
 /*
