@@ -196,10 +196,13 @@ static int dpusim_stream_job_thread(void *data)
 {
 	struct dpusim_worker *w = data;
 	struct dpusim_stream_job *job = &w->move;
+	struct dpusim_move_ring *r;
 
 	while (!kthread_should_stop()) {
 		if (!dpusim_stream_job_poll(job, true)) {
-			dpusim_stream_ring_flags(job, DPUSIM_MOVE_RING_NEED_WAKEUP);
+			r = READ_ONCE(job->ring);
+			if (r)
+				WRITE_ONCE(r->flags, DPUSIM_MOVE_RING_NEED_WAKEUP);
 			/* the flag before the last look; pairs with the program's */
 			smp_mb();
 			set_current_state(TASK_INTERRUPTIBLE);
@@ -207,9 +210,14 @@ static int dpusim_stream_job_thread(void *data)
 				__set_current_state(TASK_RUNNING);
 				return 0;
 			}
-			/* acquire: pairs with the submitter's release */
+			/*
+			 * acquire: pairs with the submitter's release.  A ring
+			 * mapped since the look at @ring is not flagged: no
+			 * sleep then (the mmap's wake pairs with this look).
+			 */
 			if (!smp_load_acquire(&job->pending) &&
-			    !dpusim_stream_ring_ready(job))
+			    !dpusim_stream_ring_ready(job) &&
+			    READ_ONCE(job->ring) == r)
 				schedule();
 			__set_current_state(TASK_RUNNING);
 			dpusim_stream_ring_flags(job, 0);
@@ -300,16 +308,18 @@ int dpusim_stream_ring_mmap(struct dpusim_worker *w,
 			return -ENOMEM;
 		}
 		job->ring_page = page;
-		/*
-		 * The copy thread may already sleep: started by an earlier
-		 * asynchronous move, or just now, and asleep before it could
-		 * see a ring to flag.  The page says so from the start, so
-		 * that the first move submitted kicks it.
-		 */
-		((struct dpusim_move_ring *)page_address(page))->flags =
-			DPUSIM_MOVE_RING_NEED_WAKEUP;
 		/* lowmem: the kernel writes it through its own mapping */
 		WRITE_ONCE(job->ring, page_address(page));
+		/*
+		 * The copy thread may sleep with no ring to have flagged
+		 * (started by an earlier asynchronous move, or just now and
+		 * asleep before the page was there): the program would wait
+		 * for ever for its first move, never told to kick.  Woken, it
+		 * polls, and flags this ring when it sleeps again.  The wake's
+		 * full barrier pairs with the thread's look at @ring after it
+		 * set its state (dpusim_stream_job_thread()).
+		 */
+		dpusim_stream_job_wake(job);
 	}
 	mutex_unlock(&job->start_lock);
 	dpusim_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);

@@ -608,7 +608,7 @@ struct dpusim_worker_stream_wait {
  * (synchronously: DPUSIM_STREAM_MOVE_ASYNC is ignored), writes @result
  * and @next, then stores the sequence number in @done (release).  When
  * the thread goes to sleep it sets DPUSIM_MOVE_RING_NEED_WAKEUP in
- * @flags (a new page has it set: the thread may sleep already): a program that sees it after storing @submitted (with a full
+ * @flags: a program that sees it after storing @submitted (with a full
  * barrier in between) wakes the thread with DPUSIM_IOCTL_WORKER_STREAM_WAIT
  * and DPUSIM_STREAM_WAIT_KICK.  One move at a time: write the next once
  * @done caught up.  The kernel trusts nothing in the page: a move written

@@ -367,7 +367,8 @@ TEST_F(ring, close_with_the_ring_mapped_and_busy)
 /*
  * The same worker, its ring not mapped yet: the copy thread started by an
  * asynchronous move of the ioctl has gone to sleep when the ring is
- * mapped.  The new page must say so (NEED_WAKEUP), or the program, which
+ * mapped, with no ring to flag.  The mapping must wake it, so that it
+ * flags the new ring when it sleeps again; otherwise the program, which
  * kicks only when told to, would wait for ever for its first move.  (The
  * same sleep, with the thread started by the mmap() itself, hung a CI
  * run now and then: the thread slept before the page existed.)
@@ -390,6 +391,7 @@ TEST_F(late, a_ring_mapped_while_the_thread_sleeps_wakes_it)
 {
 	struct dpusim_worker_stream_wait w = { .size = sizeof(w) };
 	struct dpusim_worker_stream_move m;
+	double end;
 	void *p;
 
 	down_move(&m, 0, 64);
@@ -402,7 +404,12 @@ TEST_F(late, a_ring_mapped_while_the_thread_sleeps_wakes_it)
 		 DPUSIM_MMAP_MOVE_RING);
 	ASSERT_NE(MAP_FAILED, p) TH_LOG("%s", strerror(errno));
 	self->c.r = p;
-	EXPECT_EQ((uint32_t)DPUSIM_MOVE_RING_NEED_WAKEUP, self->c.r->flags);
+	/* woken by the mmap(), idle again: it flags the ring as it sleeps */
+	end = now() + 20;
+	while (!(__atomic_load_n(&self->c.r->flags, __ATOMIC_ACQUIRE) &
+		 DPUSIM_MOVE_RING_NEED_WAKEUP) && now() < end)
+		usleep(1000);
+	EXPECT_TRUE(self->c.r->flags & DPUSIM_MOVE_RING_NEED_WAKEUP);
 	down_move(&m, 1, 128);
 	self->c.r->move = m;
 	ASSERT_EQ(0, submit(&self->c, 1));
