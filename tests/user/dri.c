@@ -640,6 +640,17 @@ TEST(corner_turn_200x5_over_7_4byte_empty_destination_blocks)
 	corner_turn(_metadata, 200, 5, 7, 4);
 }
 
+/*
+ * 4-byte elements are packed two by two (2 x 2 blocks): odd sizes leave
+ * a last column and a last run per tile to the element loop
+ */
+TEST(corner_turn_37x53_over_5_4byte_odd_tiles)
+{
+	corner_turn(_metadata, 37, 53, 5, 4);
+	corner_turn(_metadata, 53, 37, 3, 4);
+	corner_turn(_metadata, 33, 65, 1, 4);
+}
+
 TEST(corner_turn_37x53_over_7_8byte)
 {
 	corner_turn(_metadata, 37, 53, 7, 8);
