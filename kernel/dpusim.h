@@ -367,6 +367,9 @@ struct dpusim_cursor {
 	struct page *page;	/* the last page looked up, NULL for a hole */
 };
 
+/* The chunks of a copy on two CPUs (xfer.c) */
+#define DPUSIM_XFER_CHUNKS	8
+
 struct dpusim_order {
 	struct dpusim_cursor *c;	/* one per DPU of the call */
 	u32 *act;		/* cursors with pieces left, in DPU order */
@@ -384,6 +387,8 @@ struct dpusim_order {
  * @bytes: bytes the blocks move
  * @pad: bytes of zero padding (to the DPUs, without a length check)
  * @o: the copy order
+ * @nr_orders: copies of @o's arrays: DPUSIM_XFER_CHUNKS for a synchronous
+ *             copy on two CPUs (one per chunk), else 1
  * @pages: the user page of each piece, in copy order (a page may repeat)
  * @upages: the distinct user pages, each pinned once; @pages itself when
  *          the copy order visits the pages in increasing order
@@ -399,6 +404,7 @@ struct dpusim_xfer_pin {
 	u64 bytes;
 	u64 pad;
 	struct dpusim_order o;
+	u32 nr_orders;
 	struct page **pages;
 	struct page **upages;
 	unsigned long npinned;
