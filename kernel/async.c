@@ -118,7 +118,7 @@ static void dpusim_async_work(struct work_struct *work)
 	mutex_lock(&rank->xfer_lock);
 	if (trace_dpusim_async_done_enabled() || trace_dpusim_xfer_enabled())
 		t0 = ktime_get_ns();
-	dpusim_xfer_copy(rank, &job->p, false);
+	dpusim_xfer_copy(rank, &job->p);
 	mutex_unlock(&rank->xfer_lock);
 	if (t0) {
 		t1 = ktime_get_ns();

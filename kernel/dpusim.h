@@ -414,8 +414,7 @@ struct dpusim_xfer_pin {
 
 int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
 int dpusim_xfer_populate(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
-void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p,
-		      bool two_cpus);
+void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
 void dpusim_xfer_unpin(struct dpusim_xfer_pin *p, bool dirty);
 int dpusim_xfer_check(const struct dpusim_rank *rank,
 		      const struct dpusim_xfer *x,

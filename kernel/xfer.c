@@ -758,14 +758,12 @@ static struct dpusim_cursor *dpusim_xfer_copy_two(struct dpusim_rank *rank,
 /**
  * dpusim_xfer_copy - move the bytes of a pinned, populated transfer
  * @rank: the rank, its xfer_lock held
- * @p: the transfer
- * @two_cpus: a large one may be copied on two CPUs (a synchronous call:
- *            an asynchronous one leaves the other CPU to the caller)
+ * @p: the transfer; on two CPUs if dpusim_xfer_pin_user() chose so
+ *     (@p->nr_orders)
  *
  * Cannot fail.
  */
-void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p,
-		      bool two_cpus)
+void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 {
 	const struct dpusim_xfer *x = &p->x;
 	struct dpusim_order *o = &p->o;
@@ -777,7 +775,7 @@ void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p,
 	u32 i;
 
 	lockdep_assert_held(&rank->xfer_lock);
-	if (two_cpus && p->nr_orders > 1) {
+	if (p->nr_orders > 1) {
 		c = dpusim_xfer_copy_two(rank, p, &part);
 	} else {
 		dpusim_order_init(o, rank, x, p->dpus, p->blocks);
@@ -824,7 +822,11 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 	p->upages = NULL;
 	p->mm = NULL;
 	p->ncharged = 0;
-	/* a copy of the arrays per chunk of a copy on two CPUs */
+	/*
+	 * A copy of the arrays per chunk of a copy on two CPUs: a large
+	 * synchronous one (an asynchronous one leaves the other CPU to the
+	 * caller).
+	 */
 	p->nr_orders = !(x->flags & DPUSIM_XFER_ASYNC) && dpusim_xfer_split(p) ?
 		       DPUSIM_XFER_CHUNKS : 1;
 	p->o.c = kvmalloc_array((size_t)p->nr_orders * x->nr_dpus,
@@ -940,7 +942,7 @@ int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
 	if (!ret) {
 		ret = dpusim_xfer_populate(rank, &p);
 		if (!ret) {
-			dpusim_xfer_copy(rank, &p, true);
+			dpusim_xfer_copy(rank, &p);
 			if (x->flags & DPUSIM_XFER_STREAM)
 				dpusim_stream_move_done(rank, x);
 		}
