@@ -142,6 +142,19 @@ static int submit(FIXTURE_DATA(ring) *self, uint32_t seq)
 	return 0;
 }
 
+/* Whether the copy thread says it sleeps (NEED_WAKEUP), within 20 s */
+static bool asleep(struct dpusim_move_ring *r)
+{
+	double end = now() + 20;
+
+	while (!(__atomic_load_n(&r->flags, __ATOMIC_ACQUIRE) & DPUSIM_MOVE_RING_NEED_WAKEUP)) {
+		if (now() > end)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
 /* Token @t of stream 0 down into WRAM at @woff (its data + next header) */
 static void down_move(struct dpusim_worker_stream_move *m, int t, uint64_t woff)
 {
@@ -262,13 +275,9 @@ TEST_F(ring, need_wakeup_and_kick)
 		.size = sizeof(w), .flags = 1 << 1,
 	};
 	struct dpusim_worker_stream_move m;
-	double end = now() + 20;
 
 	/* idle, the thread goes to sleep and says so */
-	while (!(__atomic_load_n(&self->r->flags, __ATOMIC_ACQUIRE) &
-		 DPUSIM_MOVE_RING_NEED_WAKEUP) && now() < end)
-		usleep(1000);
-	ASSERT_TRUE(self->r->flags & DPUSIM_MOVE_RING_NEED_WAKEUP);
+	ASSERT_TRUE(asleep(self->r));
 	EXPECT_ERRNO(EINVAL, ioctl(self->wfd, DPUSIM_IOCTL_WORKER_STREAM_WAIT, &w));
 	down_move(&m, 0, 64);
 	self->r->move = m;
@@ -391,7 +400,6 @@ TEST_F(late, a_ring_mapped_while_the_thread_sleeps_wakes_it)
 {
 	struct dpusim_worker_stream_wait w = { .size = sizeof(w) };
 	struct dpusim_worker_stream_move m;
-	double end;
 	void *p;
 
 	down_move(&m, 0, 64);
@@ -405,11 +413,7 @@ TEST_F(late, a_ring_mapped_while_the_thread_sleeps_wakes_it)
 	ASSERT_NE(MAP_FAILED, p) TH_LOG("%s", strerror(errno));
 	self->c.r = p;
 	/* woken by the mmap(), idle again: it flags the ring as it sleeps */
-	end = now() + 20;
-	while (!(__atomic_load_n(&self->c.r->flags, __ATOMIC_ACQUIRE) &
-		 DPUSIM_MOVE_RING_NEED_WAKEUP) && now() < end)
-		usleep(1000);
-	EXPECT_TRUE(self->c.r->flags & DPUSIM_MOVE_RING_NEED_WAKEUP);
+	EXPECT_TRUE(asleep(self->c.r));
 	down_move(&m, 1, 128);
 	self->c.r->move = m;
 	ASSERT_EQ(0, submit(&self->c, 1));
