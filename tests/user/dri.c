@@ -1201,9 +1201,9 @@ static void queue_blocker(struct __test_metadata *_metadata, struct dpu_set_t se
  * every snapshot since the last one must hold its iteration's data, and
  * the DPUs the last one's.  Each round of DRI_do calls is queued behind a
  * blocker, so that the transfers are still in flight while the host fills
- * the next buffer.  A packed plan (@packed) is packed by DRI_do into a
- * buffer of the transfer's own, one per buffer: there, the round's buffers
- * are filled first and its DRI_do calls made back to back, so that a pack
+ * the next buffer.  A packed plan (@packed) is packed by DRI_do into
+ * packing buffers of the transfer's own (4, cycled): there, the round's
+ * buffers are filled first and its DRI_do calls made back to back, so that a pack
  * into a packed buffer still in flight would show in the snapshots (a
  * timing matter: caught in most runs, not all).
  */
@@ -1285,6 +1285,13 @@ static void async_scatter(struct __test_metadata *_metadata, const struct rcase 
 static const struct rcase async_rows = { "2-D 32 x 256 over 2 x 2, 4-byte", 2, { 32, 256 },
 					 { 2, 2 }, { BLK, BLK }, { 0, 1 }, 4, 0 };
 
+/* Transposing layouts: packed plans, one block per DPU */
+static const struct rcase transposed_64 = { "2-D 64 x 64 rows over 8, transposed", 2,
+					    { 64, 64 }, { 8, 1 }, { BLK, WHL }, { 1, 0 }, 4, 0 };
+static const struct rcase transposed_37x53_3byte = { "2-D 37 x 53 over 3 x 2, transposed", 2,
+						     { 37, 53 }, { 3, 2 }, { BLK, BLK },
+						     { 1, 0 }, 3, 0 };
+
 TEST(async_scatter_two_buffers)
 {
 	async_scatter(_metadata, &async_rows, 2, 9, false);
@@ -1303,19 +1310,17 @@ TEST(async_scatter_two_buffers_with_overlaps)
 	async_scatter(_metadata, &c, 2, 7, false);
 }
 
-/* A transposing layout: packed, a packed buffer per buffer */
+/* A transposing layout: packed, through the transfer's packing buffers */
 TEST(async_scatter_packed_transposed_two_buffers)
 {
-	const struct rcase c = { "2-D 64 x 64 rows over 8, transposed", 2, { 64, 64 }, { 8, 1 },
-				 { BLK, WHL }, { 1, 0 }, 4, 0 };
+	const struct rcase c = transposed_64;
 
 	async_scatter(_metadata, &c, 2, 24, true);
 }
 
 TEST(async_scatter_packed_transposed_three_buffers_3byte)
 {
-	const struct rcase c = { "2-D 37 x 53 over 3 x 2, transposed", 2, { 37, 53 }, { 3, 2 },
-				 { BLK, BLK }, { 1, 0 }, 3, 0 };
+	const struct rcase c = transposed_37x53_3byte;
 
 	async_scatter(_metadata, &c, 3, 19, true);
 }
@@ -1329,10 +1334,8 @@ TEST(async_scatter_packed_transposed_three_buffers_3byte)
  */
 TEST(async_scatter_packed_in_windows)
 {
-	const struct rcase c = { "2-D 64 x 64 rows over 8, transposed", 2, { 64, 64 }, { 8, 1 },
-				 { BLK, WHL }, { 1, 0 }, 4, 0 };
-	const struct rcase c3 = { "2-D 37 x 53 over 3 x 2, transposed", 2, { 37, 53 }, { 3, 2 },
-				  { BLK, BLK }, { 1, 0 }, 3, 0 };
+	const struct rcase c = transposed_64;
+	const struct rcase c3 = transposed_37x53_3byte;
 
 	ASSERT_EQ(0, setenv("DPUSIM_DRI_WINDOW", "64", 1));
 	async_scatter(_metadata, &c, 2, 12, true);
@@ -1347,8 +1350,7 @@ TEST(async_scatter_packed_in_windows)
  */
 TEST(async_scatter_packed_wait_fails)
 {
-	const struct rcase c = { "2-D 64 x 64 rows over 8, transposed", 2, { 64, 64 }, { 8, 1 },
-				 { BLK, WHL }, { 1, 0 }, 4, 0 };
+	const struct rcase c = transposed_64;
 	uint64_t total = total_bytes(&c);
 	uint8_t *host = malloc(total);
 	void *bufs[1] = { host };
@@ -1391,8 +1393,7 @@ TEST(packing_buffers_stay_bounded)
 				 { 8, 1 }, { BLK, WHL }, { 1, 0 }, 4, 0 };
 	const struct rcase rows = { "2-D 64 x 64 rows over 8", 2, { 64, 64 }, { 8, 1 },
 				    { BLK, WHL }, { 0, 1 }, 4, 0 };
-	const struct rcase small = { "2-D 64 x 64 rows over 8, transposed", 2, { 64, 64 }, { 8, 1 },
-				     { BLK, WHL }, { 1, 0 }, 4, 0 };
+	const struct rcase small = transposed_64;
 	uint64_t total = total_bytes(&c);
 	void *big = malloc(total), *bufs[3] = { big, big, big };
 	DRI_Transfer x, r;
@@ -1503,8 +1504,7 @@ TEST(async_gather_two_buffers)
 /* A gather whose runs are packed cannot be asynchronous: refused, with a message */
 TEST(async_gather_packed_is_refused)
 {
-	const struct rcase c = { "2-D 64 x 64 rows over 8, transposed", 2, { 64, 64 }, { 8, 1 },
-				 { BLK, WHL }, { 1, 0 }, 4, 0 };
+	const struct rcase c = transposed_64;
 	uint64_t total = total_bytes(&c);
 	uint8_t *b0 = malloc(total), *b1 = malloc(total);
 	void *bufs[2] = { b0, b1 };
