@@ -205,6 +205,7 @@ struct dpusim_tm_cq {
  * struct dpusim_tm_entry - a tagged buffer in a TM-SRQ's list
  * @node: in the list, post order
  * @hnode: in a hash bucket (full mask) or in the wildcard list, post order
+ * @hh: in the handle hash
  * @seq: post order
  * @tag: tag & mask
  * @mask: the mask
@@ -216,6 +217,7 @@ struct dpusim_tm_cq {
 struct dpusim_tm_entry {
 	struct list_head node;
 	struct list_head hnode;
+	struct hlist_node hh;
 	u64 seq;
 	u64 tag;
 	u64 mask;
@@ -231,10 +233,11 @@ struct dpusim_tm_entry {
  * @nr: entries in the list
  * @max: max_num_tags
  * @buckets: 1 << @hash_bits lists of full-mask entries, by tag
- * @hash_bits: log2 of the bucket count
+ * @hash_bits: log2 of the bucket count (of both hashes)
  * @wild: entries whose mask is not all ones, post order
- * @handles: handle -> entry
- * @next_handle: cyclic allocation cursor
+ * @handles: 1 << @hash_bits lists of entries, by handle
+ * @next_handle: the next handle to try (handles go up and wrap, skipping
+ *               0 and handles in use)
  * @wrapped: handles wrapped around once (then every unknown handle of
  *           the range counts as issued)
  * @next_seq: post order counter
@@ -250,7 +253,7 @@ struct dpusim_tm_list {
 	struct list_head *buckets;
 	unsigned int hash_bits;
 	struct list_head wild;
-	struct xarray handles;
+	struct hlist_head *handles;
 	u32 next_handle;
 	bool wrapped;
 	u64 next_seq;

@@ -17,6 +17,12 @@
  * says from which list epoch on it is eligible; reaching sync advances the
  * epoch if entries wait for it.
  *
+ * Handles are issued in increasing order and wrap, so that a consumed
+ * handle is not issued again for a long time; a hash by handle finds the
+ * entry of a TAG_DEL.  Under QEMU's emulation an xarray's erase, which a
+ * match does, cost about a quarter of the sending ioctl (issue 8's closing
+ * note); a hash is a few stores.
+ *
  * No locking here: the SRQ's lock covers it.
  */
 #include <kunit/visibility.h>
@@ -45,11 +51,18 @@ int dpusim_tm_list_init(struct dpusim_tm_list *l, u32 max_num_tags)
 	l->hash_bits = max_num_tags > 1 ? ilog2(roundup_pow_of_two(max_num_tags)) : 1;
 	n = 1U << l->hash_bits;
 	l->buckets = kvmalloc_array(n, sizeof(*l->buckets), GFP_KERNEL_ACCOUNT);
-	if (!l->buckets)
+	l->handles = kvmalloc_array(n, sizeof(*l->handles), GFP_KERNEL_ACCOUNT);
+	if (!l->buckets || !l->handles) {
+		kvfree(l->buckets);
+		kvfree(l->handles);
+		l->buckets = NULL;
+		l->handles = NULL;
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
+	}
+	for (i = 0; i < n; i++) {
 		INIT_LIST_HEAD(&l->buckets[i]);
-	xa_init_flags(&l->handles, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
+		INIT_HLIST_HEAD(&l->handles[i]);
+	}
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_tm_list_init);
@@ -68,8 +81,9 @@ void dpusim_tm_list_fini(struct dpusim_tm_list *l,
 		dpusim_tm_list_remove(l, e);
 		drop(e);
 	}
-	xa_destroy(&l->handles);
+	kvfree(l->handles);
 	kvfree(l->buckets);
+	l->handles = NULL;
 	l->buckets = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_tm_list_fini);
@@ -82,6 +96,30 @@ static bool dpusim_tm_full_mask(u64 mask)
 static struct list_head *dpusim_tm_bucket(struct dpusim_tm_list *l, u64 tag)
 {
 	return &l->buckets[hash_64(tag, l->hash_bits)];
+}
+
+static struct dpusim_tm_entry *dpusim_tm_handle_lookup(struct dpusim_tm_list *l,
+						       u32 handle)
+{
+	struct dpusim_tm_entry *e;
+
+	hlist_for_each_entry(e, &l->handles[hash_32(handle, l->hash_bits)], hh)
+		if (e->handle == handle)
+			return e;
+	return NULL;
+}
+
+/* The next handle: not 0, not in use; at most max_num_tags are in use */
+static u32 dpusim_tm_handle_next(struct dpusim_tm_list *l)
+{
+	u32 h;
+
+	do {
+		h = l->next_handle++;
+		if (!l->next_handle)
+			l->wrapped = true;
+	} while (!h || dpusim_tm_handle_lookup(l, h));
+	return h;
 }
 
 /**
@@ -114,21 +152,14 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_tm_list_sync_req);
  *
  * Masks the tag, gives the entry its handle, post order and epoch.
  *
- * Return: 0, -ENOMEM when the list holds max_num_tags entries or the
- * handle table could not grow.
+ * Return: 0, -ENOMEM when the list holds max_num_tags entries.
  */
 int dpusim_tm_list_add(struct dpusim_tm_list *l, struct dpusim_tm_entry *e)
 {
-	int ret;
-
 	if (l->nr >= l->max)
 		return -ENOMEM;
-	ret = xa_alloc_cyclic(&l->handles, &e->handle, e, xa_limit_32b,
-			      &l->next_handle, GFP_KERNEL_ACCOUNT);
-	if (ret < 0)
-		return ret == -EBUSY ? -ENOMEM : ret;
-	if (ret == 1)
-		l->wrapped = true;
+	e->handle = dpusim_tm_handle_next(l);
+	hlist_add_head(&e->hh, &l->handles[hash_32(e->handle, l->hash_bits)]);
 	e->tag &= e->mask;
 	e->seq = l->next_seq++;
 	if (dpusim_tm_list_sync_req(l)) {
@@ -153,7 +184,7 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_tm_list_add);
  */
 void dpusim_tm_list_remove(struct dpusim_tm_list *l, struct dpusim_tm_entry *e)
 {
-	xa_erase(&l->handles, e->handle);
+	hlist_del(&e->hh);
 	list_del(&e->node);
 	list_del(&e->hnode);
 	l->nr--;
@@ -200,7 +231,7 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_tm_list_match);
 struct dpusim_tm_entry *dpusim_tm_list_find(struct dpusim_tm_list *l,
 					    u32 handle, bool *issued)
 {
-	struct dpusim_tm_entry *e = handle ? xa_load(&l->handles, handle) : NULL;
+	struct dpusim_tm_entry *e = handle ? dpusim_tm_handle_lookup(l, handle) : NULL;
 
 	*issued = e || (handle && (l->wrapped || handle < l->next_handle));
 	return e;

@@ -581,7 +581,6 @@ int dpusim_tm_srq_deliver(struct dpusim_tm_srq *srq, struct dpusim_tm_qp *qp,
 		dpusim_tm_iter_skip(msg, sizeof(*tmh));
 		dpusim_tm_iter_sgl(&dst, e->sgl);
 		n = dpusim_tm_copy(&dst, msg, len - sizeof(*tmh));
-		dpusim_tm_list_remove(&srq->list, e);
 		c.wr_id = e->wr_id;
 		c.handle = e->handle;
 		c.opcode = DPUSIM_TM_WC_TM_RECV;
@@ -591,8 +590,14 @@ int dpusim_tm_srq_deliver(struct dpusim_tm_srq *srq, struct dpusim_tm_qp *qp,
 		if (n < len - sizeof(*tmh))
 			c.status = DPUSIM_TM_WC_LOC_LEN_ERR;
 		trace_dpusim_tm_match(srq->num, c.tag, c.handle, n, false);
+		/*
+		 * The completion first, the bookkeeping after: the receiver
+		 * may see it at once, and the SRQ's lock, held, keeps its
+		 * next op from finding the entry still listed.
+		 */
 		dpusim_tm_srq_cqe(srq, &c);
 		dpusim_tm_cq_push(srq->cq, &c);
+		dpusim_tm_list_remove(&srq->list, e);
 		dpusim_tm_entry_drop(e);
 		atomic64_inc(&st->matches);
 		atomic64_add(n, &st->bytes);

@@ -169,6 +169,47 @@ static void tm_list_handles_test(struct kunit *test)
 	KUNIT_EXPECT_NE(test, b->handle, h);
 }
 
+/*
+ * Handles wrap after 2^32 - 1 of them, skipping 0 and the handles still
+ * in use; from then on every handle counts as issued.
+ */
+static void tm_list_handles_wrap_test(struct kunit *test)
+{
+	struct dpusim_tm_list *l = tm_list_new(test, 4);
+	struct dpusim_tm_entry *a, *b, *c, *d;
+	bool issued;
+
+	a = tm_add(test, l, 1, ~0ULL, 1);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_EQ(test, a->handle, 1);
+	b = tm_add(test, l, 2, ~0ULL, 2);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_EQ(test, b->handle, 2);
+	KUNIT_EXPECT_EQ(test, tm_msg(l, 2), 2);	/* 2 is free again */
+	KUNIT_EXPECT_NULL(test, dpusim_tm_list_find(l, U32_MAX, &issued));
+	KUNIT_EXPECT_FALSE(test, issued);
+
+	l->next_handle = U32_MAX;
+	c = tm_add(test, l, 3, ~0ULL, 3);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_EXPECT_EQ(test, c->handle, U32_MAX);
+	KUNIT_EXPECT_TRUE(test, l->wrapped);
+	/* 0 is never a handle, 1 is in use: the next is 2 */
+	d = tm_add(test, l, 4, ~0ULL, 4);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	KUNIT_EXPECT_EQ(test, d->handle, 2);
+	KUNIT_EXPECT_PTR_EQ(test, dpusim_tm_list_find(l, 1, &issued), a);
+	KUNIT_EXPECT_PTR_EQ(test, dpusim_tm_list_find(l, U32_MAX, &issued), c);
+	KUNIT_EXPECT_PTR_EQ(test, dpusim_tm_list_find(l, 2, &issued), d);
+	KUNIT_EXPECT_NULL(test, dpusim_tm_list_find(l, 1000, &issued));
+	KUNIT_EXPECT_TRUE(test, issued);
+	KUNIT_EXPECT_NULL(test, dpusim_tm_list_find(l, 0, &issued));
+	KUNIT_EXPECT_FALSE(test, issued);
+	KUNIT_EXPECT_EQ(test, tm_msg(l, 3), 3);
+	KUNIT_EXPECT_NULL(test, dpusim_tm_list_find(l, U32_MAX, &issued));
+	KUNIT_EXPECT_TRUE(test, issued);
+}
+
 static void tm_list_many_test(struct kunit *test)
 {
 	struct dpusim_tm_list *l = tm_list_new(test, 8192);
@@ -190,6 +231,7 @@ static struct kunit_case dpusim_tm_list_cases[] = {
 	KUNIT_CASE(tm_list_mask_cases_test),
 	KUNIT_CASE(tm_list_full_test),
 	KUNIT_CASE(tm_list_handles_test),
+	KUNIT_CASE(tm_list_handles_wrap_test),
 	KUNIT_CASE(tm_list_many_test),
 	{}
 };
