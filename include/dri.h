@@ -161,7 +161,15 @@ DPUSIM_API uint64_t DRI_xfer_max_blocks(DRI_Transfer xfer);
  * a redistribution's host array of the global shape.
  */
 DPUSIM_API uint64_t DRI_xfer_host_bytes(DRI_Transfer xfer);
-/* Execute the plan with the next buffer; @name must be the transfer's */
+/*
+ * Execute the plan with the next buffer; @name must be the transfer's.
+ * A transfer that packs (a transposing layout) 256 KiB or more in one
+ * DRI_do starts, the first time, up to 3 threads of its own (one fewer
+ * than the CPUs the process may run on), which pack beside the caller and
+ * sleep between calls, with every signal blocked; DRI_xfer_destroy()
+ * joins them.  A child of fork() uses the parent's transfers without
+ * them.  One transfer is not for two threads at once.
+ */
 DPUSIM_API int DRI_do(const char *name, DRI_Transfer xfer);
 
 DPUSIM_API void DRI_gdo_destroy(DRI_Globaldata gdo);

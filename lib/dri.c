@@ -9,6 +9,9 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +116,8 @@ struct dri_xfer {
 	uint64_t wo, wlen;		/* the window of this push */
 	bool async;			/* DRI_ASYNC */
 	uint64_t host_bytes;		/* what the transfer allocated for data */
+	struct dri_helpers *helpers;	/* packing threads (dri_pack()) */
+	bool no_helpers;		/* they could not start: do not try again */
 };
 
 /*
@@ -759,66 +764,196 @@ static void dri_pack_dpus(struct dri_xfer *x, bool to_packed, uint32_t from, uin
 	dri_pending_flush(&g, to_packed);
 }
 
-struct dri_pack_job {
-	struct dri_xfer *x;
+/*
+ * Packing helpers.  A pack is cut into DRI_PACK_CHUNKS chunks of DPUs
+ * (their parts are disjoint on both sides), which the caller and the
+ * transfer's helper threads take in turn: a helper that wakes late only
+ * takes fewer chunks, and none if the caller took them all, so a pack is
+ * never much slower than the caller alone.  Under QEMU waking an idle
+ * vCPU takes 0.1 to 0.9 ms, and starting a thread milliseconds (a 4 MiB
+ * turn was slower with a thread started per pack, 13.9 ms, than with
+ * none, 9.6 ms): so the threads are started at the transfer's first pack
+ * of at least DRI_PACK_HELP_BYTES, parked on a condition variable between
+ * packs, and joined by DRI_xfer_destroy().  There are up to
+ * DRI_PACK_THREADS - 1 of them, one fewer than the CPUs the process may
+ * run on; none with one CPU, or when none could start (the caller then
+ * packs alone).  They block every signal.  In a child of fork() they do
+ * not exist: there the caller packs alone and nothing is joined.
+ *
+ * @claim holds the pack's generation (high 32 bits) and its next chunk:
+ * a helper takes a chunk only of the generation it woke for, with the
+ * parameters it read under @lock, so a late helper cannot take a chunk
+ * of the next pack.  @done counts the chunks finished; the caller waits
+ * for all of them before DRI_do goes on.
+ */
+#define DRI_PACK_THREADS	4
+#define DRI_PACK_CHUNKS		8
+#define DRI_PACK_HELP_BYTES	(256u << 10)
+
+struct dri_helpers {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t tid[DRI_PACK_THREADS - 1];
+	int nr;				/* threads started */
+	pid_t pid;			/* of the process that started them */
+	bool stop;
+	uint32_t gen;			/* the pack posted last */
+	struct dri_xfer *x;		/* its parameters */
 	bool to_packed;
-	uint32_t from, to;
+	uint32_t nchunks;
+	_Atomic uint64_t claim;		/* gen << 32 | next chunk */
+	_Atomic uint32_t done;		/* chunks finished */
 };
 
-static void *dri_pack_thread(void *arg)
+static void dri_pack_chunk(struct dri_xfer *x, bool to_packed, uint32_t k, uint32_t n)
 {
-	struct dri_pack_job *j = arg;
+	dri_pack_dpus(x, to_packed, (uint32_t)((uint64_t)x->nr_dpus * k / n),
+		      (uint32_t)((uint64_t)x->nr_dpus * (k + 1) / n));
+}
 
-	dri_pack_dpus(j->x, j->to_packed, j->from, j->to);
+/* Take and pack chunks of generation @gen until none is left */
+static void dri_pack_claim(struct dri_helpers *h, uint32_t gen, struct dri_xfer *x,
+			   bool to_packed, uint32_t n)
+{
+	uint64_t c = atomic_load(&h->claim);
+
+	while ((uint32_t)(c >> 32) == gen && (uint32_t)c < n) {
+		if (!atomic_compare_exchange_weak(&h->claim, &c, c + 1))
+			continue;
+		dri_pack_chunk(x, to_packed, (uint32_t)c, n);
+		atomic_fetch_add(&h->done, 1);
+
+		c = atomic_load(&h->claim);
+	}
+}
+
+static void *dri_helper_thread(void *arg)
+{
+	struct dri_helpers *h = arg;
+	uint32_t seen = 0, gen, n;
+	struct dri_xfer *x;
+	bool to_packed;
+
+	pthread_mutex_lock(&h->lock);
+	for (;;) {
+		while (!h->stop && h->gen == seen)
+			pthread_cond_wait(&h->wake, &h->lock);
+		if (h->stop)
+			break;
+		seen = gen = h->gen;
+		x = h->x;
+		to_packed = h->to_packed;
+		n = h->nchunks;
+		pthread_mutex_unlock(&h->lock);
+		dri_pack_claim(h, gen, x, to_packed, n);
+		pthread_mutex_lock(&h->lock);
+	}
+	pthread_mutex_unlock(&h->lock);
 	return NULL;
 }
 
-/*
- * Copy the runs of every DPU between the host array and @packed.  The
- * DPUs' parts are disjoint on both sides, so a large pack is split over
- * the guest's CPUs (up to DRI_PACK_THREADS, one per DRI_PACK_THREAD_BYTES
- * at least), as UPMEM's host library moves ranks on threads of their own;
- * a thread that cannot be started leaves its part to the caller.  Under
- * QEMU a thread's start costs milliseconds: a 4 MiB turn was slower on two
- * threads (13.9 ms) than on one (9.6 ms), a 16 MiB one faster (37 / 53 ms).
- */
-#define DRI_PACK_THREADS	4
-#define DRI_PACK_THREAD_BYTES	(4u << 20)
+static void dri_helpers_stop(struct dri_helpers *h)
+{
+	int t;
 
+	if (!h)
+		return;
+	/*
+	 * In a child of fork() the threads do not exist, and destroying the
+	 * condition variable would wait for them to leave it.
+	 */
+	if (h->pid == getpid()) {
+		pthread_mutex_lock(&h->lock);
+		h->stop = true;
+		pthread_cond_broadcast(&h->wake);
+		pthread_mutex_unlock(&h->lock);
+		for (t = 0; t < h->nr; t++)
+			pthread_join(h->tid[t], NULL);
+		pthread_cond_destroy(&h->wake);
+		pthread_mutex_destroy(&h->lock);
+	}
+	free(h);
+}
+
+/*
+ * The helpers of @x, started at the first call; NULL when the process
+ * may run on one CPU only or no thread could start (then the caller
+ * packs alone), and in a child of fork().
+ */
+static struct dri_helpers *dri_helpers_get(struct dri_xfer *x)
+{
+	struct dri_helpers *h = x->helpers;
+	sigset_t all, old;
+	cpu_set_t cpus;
+	int t, want;
+
+	if (h)
+		return h->pid == getpid() ? h : NULL;
+	if (x->no_helpers)
+		return NULL;
+	x->no_helpers = true;
+	if (sched_getaffinity(0, sizeof(cpus), &cpus))
+		return NULL;
+	want = CPU_COUNT(&cpus) - 1;
+	if (want > DRI_PACK_THREADS - 1)
+		want = DRI_PACK_THREADS - 1;
+	if (want < 1)
+		return NULL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	if (pthread_mutex_init(&h->lock, NULL)) {
+		free(h);
+		return NULL;
+	}
+	if (pthread_cond_init(&h->wake, NULL)) {
+		pthread_mutex_destroy(&h->lock);
+		free(h);
+		return NULL;
+	}
+	h->pid = getpid();
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);	/* the threads inherit it */
+	for (t = 0; t < want && !pthread_create(&h->tid[t], NULL, dri_helper_thread, h); t++)
+		h->nr++;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!h->nr) {
+		dri_helpers_stop(h);
+		return NULL;
+	}
+	x->helpers = h;
+	x->no_helpers = false;
+	return h;
+}
+
+/*
+ * Copy the runs of every DPU between the host array and @packed: alone
+ * below DRI_PACK_HELP_BYTES, else with the transfer's helpers.
+ */
 static void dri_pack(struct dri_xfer *x, bool to_packed)
 {
-	struct dri_pack_job job[DRI_PACK_THREADS];
-	pthread_t tid[DRI_PACK_THREADS];
-	bool started[DRI_PACK_THREADS] = { false };
 	uint64_t bytes = (uint64_t)x->nr_dpus * x->wlen;
-	long cpus = 1;
-	uint32_t n = 1, t;
+	uint32_t n = x->nr_dpus < DRI_PACK_CHUNKS ? x->nr_dpus : DRI_PACK_CHUNKS, gen;
+	struct dri_helpers *h = NULL;
 
-	/* sysconf reads a sysfs file: only when threads may help */
-	if (bytes >= 2 * DRI_PACK_THREAD_BYTES)
-		cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	if (bytes >= 2 * DRI_PACK_THREAD_BYTES && cpus > 1) {
-		n = cpus < DRI_PACK_THREADS ? (uint32_t)cpus : DRI_PACK_THREADS;
-		if (n > bytes / DRI_PACK_THREAD_BYTES)
-			n = (uint32_t)(bytes / DRI_PACK_THREAD_BYTES);
-		if (n > x->nr_dpus)
-			n = x->nr_dpus;
+	if (bytes >= DRI_PACK_HELP_BYTES && n > 1)
+		h = dri_helpers_get(x);
+	if (!h) {
+		dri_pack_dpus(x, to_packed, 0, x->nr_dpus);
+		return;
 	}
-	for (t = 0; t < n; t++)
-		job[t] = (struct dri_pack_job){
-			.x = x, .to_packed = to_packed,
-			.from = (uint32_t)((uint64_t)x->nr_dpus * t / n),
-			.to = (uint32_t)((uint64_t)x->nr_dpus * (t + 1) / n),
-		};
-	for (t = 1; t < n; t++)
-		started[t] = !pthread_create(&tid[t], NULL, dri_pack_thread, &job[t]);
-	dri_pack_dpus(x, to_packed, job[0].from, job[0].to);
-	for (t = 1; t < n; t++) {
-		if (started[t])
-			pthread_join(tid[t], NULL);
-		else
-			dri_pack_dpus(x, to_packed, job[t].from, job[t].to);
-	}
+	pthread_mutex_lock(&h->lock);
+	gen = ++h->gen;
+	h->x = x;
+	h->to_packed = to_packed;
+	h->nchunks = n;
+	atomic_store(&h->done, 0);
+	atomic_store(&h->claim, (uint64_t)gen << 32);
+	pthread_cond_broadcast(&h->wake);
+	pthread_mutex_unlock(&h->lock);
+	dri_pack_claim(h, gen, x, to_packed, n);
+	while (atomic_load(&h->done) < n)
+		sched_yield();	/* a helper finishes its last chunk */
 }
 
 DPUSIM_API void DRI_xfer_destroy(DRI_Transfer x)
@@ -829,6 +964,7 @@ DPUSIM_API void DRI_xfer_destroy(DRI_Transfer x)
 	if (!x)
 		return;
 	DRI_xfer_destroy(x->then);
+	dri_helpers_stop(x->helpers);
 	free(x->staging);
 	free(x->scratch);
 	for (k = 0; k < DRI_PACK_SLOTS; k++)

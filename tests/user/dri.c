@@ -23,8 +23,13 @@
  * message, the result left alone and no allocation left behind (this
  * program counts the blocks malloc hands out).
  */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <dri.h>
@@ -665,6 +670,187 @@ TEST(corner_turn_53x37_over_6_24byte)
 TEST(corner_turn_512x512_over_8_4byte)
 {
 	corner_turn(_metadata, 512, 512, 8, 4);
+}
+
+/* ------------------------------------------------------------ packing helpers */
+
+/* While @fail_pthread_create is set, pthread_create fails with it */
+static int fail_pthread_create;
+
+int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+	if (fail_pthread_create)
+		return fail_pthread_create;
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "pthread_create");
+	return real(t, attr, fn, arg);
+}
+
+static int nr_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* The threads a packing transfer starts: one fewer than the CPUs, at most 3 */
+static int helpers_expected(void)
+{
+	cpu_set_t cpus;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(cpus), &cpus))
+		return -1;
+	n = CPU_COUNT(&cpus) - 1;
+	return n > 3 ? 3 : n;
+}
+
+/* Joined threads leave /proc/self/task a moment after pthread_join */
+static int nr_threads_settled(int want)
+{
+	int i, n = nr_threads();
+
+	for (i = 0; i < 1000 && n != want; i++) {
+		usleep(1000);
+		n = nr_threads();
+	}
+	return n;
+}
+
+/* The 1 MiB corner turn of corner_turn_512x512_over_8_4byte, step by step */
+struct turn512 {
+	struct rcase rows, cols;
+	struct dpu_set_t set;
+	struct dobj f, t;
+	DRI_Transfer in, x;
+	uint8_t *a;
+	uint64_t total;
+	uint32_t to_off;
+};
+
+static void turn512_make(struct __test_metadata *_metadata, struct turn512 *tt)
+{
+	const struct rcase rows = { "rows", 2, { 512, 512 }, { 8, 1 }, { BLK, WHL }, { 0, 1 },
+				    4, 0 };
+	const struct rcase cols = { "transposed columns", 2, { 512, 512 }, { 1, 8 },
+				    { WHL, BLK }, { 1, 0 }, 4, 0 };
+	void *abuf[1];
+
+	tt->rows = rows;
+	tt->cols = cols;
+	tt->total = total_bytes(&rows);
+	tt->to_off = (uint32_t)round8(tt->total) + 64;
+	tt->a = malloc(tt->total);
+	ASSERT_NE(NULL, tt->a);
+	abuf[0] = tt->a;
+	ASSERT_EQ(DPU_OK, dpu_alloc(8, PROFILE, &tt->set));
+	dobj_make(_metadata, tt->set, &tt->rows, &tt->f);
+	dobj_make(_metadata, tt->set, &tt->cols, &tt->t);
+	ASSERT_EQ(0, DRI_xfer_create("in", tt->f.dist, tt->f.lay, DPU_MRAM_HEAP_POINTER_NAME, 0, 1,
+				     abuf, DRI_TO_DPUS, &tt->in));
+	ASSERT_EQ(0, DRI_redist_create("turn", tt->f.dist, tt->f.lay, DPU_MRAM_HEAP_POINTER_NAME, 0,
+				       tt->t.dist, tt->t.lay, DPU_MRAM_HEAP_POINTER_NAME,
+				       tt->to_off, 0, &tt->x));
+}
+
+/* Load the array filled with @seed, turn it, check every DPU's columns */
+static void turn512_do(struct __test_metadata *_metadata, struct turn512 *tt, unsigned int seed)
+{
+	fill_seed(tt->a, tt->total, seed);
+	ASSERT_EQ(0, DRI_do("in", tt->in));
+	ASSERT_EQ(0, DRI_do("turn", tt->x));
+	check_mram(_metadata, tt->set, tt->t.dist, &tt->cols, tt->to_off, tt->a, tt->a,
+		   "turned");
+}
+
+static void turn512_free(struct turn512 *tt)
+{
+	DRI_xfer_destroy(tt->x);
+	DRI_xfer_destroy(tt->in);
+	dobj_free(&tt->t);
+	dobj_free(&tt->f);
+	dpu_free(tt->set);
+	free(tt->a);
+}
+
+/*
+ * The turn's pack starts its threads once, keeps them between calls, and
+ * DRI_xfer_destroy joins them.
+ */
+TEST(pack_helpers_start_once_and_are_joined)
+{
+	int want = helpers_expected(), before = nr_threads();
+	struct turn512 tt;
+
+	ASSERT_LE(0, want);
+	ASSERT_LT(0, before);
+	turn512_make(_metadata, &tt);
+	EXPECT_EQ(before, nr_threads());	/* nothing started at create */
+	turn512_do(_metadata, &tt, 0);
+	EXPECT_EQ(before + want, nr_threads());
+	turn512_do(_metadata, &tt, 1);
+	turn512_do(_metadata, &tt, 2);
+	EXPECT_EQ(before + want, nr_threads());	/* the same threads */
+	turn512_free(&tt);
+	EXPECT_EQ(before, nr_threads_settled(before));
+}
+
+/* No thread can start: the caller packs alone, and again at the next call */
+TEST(pack_helpers_that_cannot_start_leave_the_caller_alone)
+{
+	int before = nr_threads();
+	struct turn512 tt;
+
+	turn512_make(_metadata, &tt);
+	fail_pthread_create = EAGAIN;
+	turn512_do(_metadata, &tt, 0);
+	turn512_do(_metadata, &tt, 1);
+	fail_pthread_create = 0;
+	turn512_do(_metadata, &tt, 2);
+	EXPECT_EQ(before, nr_threads());
+	turn512_free(&tt);
+}
+
+/*
+ * A child of fork() has no helper threads: it turns alone with its
+ * parent's transfer and destroys it without waiting for them; the parent
+ * goes on with its threads.
+ */
+TEST(pack_helpers_not_in_a_child_of_fork)
+{
+	int want = helpers_expected(), before = nr_threads(), status;
+	struct turn512 tt;
+	pid_t pid;
+
+	turn512_make(_metadata, &tt);
+	turn512_do(_metadata, &tt, 0);
+	EXPECT_EQ(before + want, nr_threads());
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		alarm(20);	/* a wait for threads that do not exist */
+		turn512_do(_metadata, &tt, 1);
+		if (nr_threads() != 1)
+			_exit(3);
+		turn512_free(&tt);
+		_exit(_metadata->exit_code == KSFT_FAIL ? 2 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status %#x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	turn512_do(_metadata, &tt, 2);
+	EXPECT_EQ(before + want, nr_threads());
+	turn512_free(&tt);
+	EXPECT_EQ(before, nr_threads_settled(before));
 }
 
 TEST(redist_rows_to_2x2_blocks_row_major)
