@@ -822,7 +822,6 @@ static void dri_pack_claim(struct dri_helpers *h, uint32_t gen, struct dri_xfer 
 			continue;
 		dri_pack_chunk(x, to_packed, (uint32_t)c, n);
 		atomic_fetch_add(&h->done, 1);
-
 		c = atomic_load(&h->claim);
 	}
 }
