@@ -566,60 +566,109 @@ TEST(needs_the_sg_profile)
 			.right_overlap = (r) }
 
 /*
- * Scatter an array with @from, redistribute it DPUs to DPUs to @to (at an
- * MRAM offset past any block of @from): every DPU must then hold its block
- * of @to, the blocks of @from left as they were; again with new data.
+ * A redistribution of an array scattered with @from to @to (at an MRAM
+ * offset past any block of @from), over a set of its own, step by step:
+ * redist_load() scatters the array, redist_turn() redistributes it and
+ * checks that every DPU holds its block of @to.
+ */
+struct redist {
+	const struct rcase *from, *to;
+	struct dpu_set_t set;
+	struct dobj f, t;
+	DRI_Transfer in, x;
+	uint8_t *a;
+	uint64_t total;
+	uint32_t to_off;
+};
+
+static void redist_make(struct __test_metadata *_metadata, struct redist *r,
+			const struct rcase *from, const struct rcase *to)
+{
+	void *abuf[1];
+
+	r->from = from;
+	r->to = to;
+	r->total = total_bytes(from);
+	r->to_off = (uint32_t)round8(r->total) + 64;
+	r->a = malloc(r->total);
+	ASSERT_NE(NULL, r->a);
+	abuf[0] = r->a;
+	ASSERT_EQ(nr_dpus(from), nr_dpus(to));
+	ASSERT_EQ(0, from->overlap);
+	ASSERT_EQ(DPU_OK, dpu_alloc(nr_dpus(from), PROFILE, &r->set));
+	dobj_make(_metadata, r->set, from, &r->f);
+	dobj_make(_metadata, r->set, to, &r->t);
+	ASSERT_EQ(0, DRI_xfer_create("in", r->f.dist, r->f.lay, DPU_MRAM_HEAP_POINTER_NAME, 0, 1,
+				     abuf, DRI_TO_DPUS, &r->in));
+	ASSERT_EQ(0, DRI_redist_create("turn", r->f.dist, r->f.lay, DPU_MRAM_HEAP_POINTER_NAME, 0,
+				       r->t.dist, r->t.lay, DPU_MRAM_HEAP_POINTER_NAME, r->to_off,
+				       to->overlap ? DRI_OVERLAP : 0, &r->x));
+}
+
+/* Fill the array with @seed and scatter it with @from */
+static void redist_load(struct __test_metadata *_metadata, struct redist *r, unsigned int seed)
+{
+	fill_seed(r->a, r->total, seed);
+	ASSERT_EQ(0, DRI_do("in", r->in));
+}
+
+static void redist_turn(struct __test_metadata *_metadata, struct redist *r, const char *what)
+{
+	ASSERT_EQ(0, DRI_do("turn", r->x));
+	check_mram(_metadata, r->set, r->t.dist, r->to, r->to_off, r->a, r->a, what);
+}
+
+/* Both, from the array filled with @seed */
+static void redist_load_turn(struct __test_metadata *_metadata, struct redist *r,
+			     unsigned int seed, const char *what)
+{
+	redist_load(_metadata, r, seed);
+	redist_turn(_metadata, r, what);
+}
+
+static void redist_free(struct redist *r)
+{
+	DRI_xfer_destroy(r->x);
+	DRI_xfer_destroy(r->in);
+	dobj_free(&r->t);
+	dobj_free(&r->f);
+	dpu_free(r->set);
+	free(r->a);
+}
+
+/*
+ * Redistribute @from to @to: every DPU must then hold its block of @to,
+ * the blocks of @from left as they were; again with new data.
  */
 static void redistribute(struct __test_metadata *_metadata, const struct rcase *from,
 			 const struct rcase *to)
 {
-	uint64_t total = total_bytes(from);
-	uint32_t to_off = (uint32_t)round8(total) + 64;
-	struct dobj f, t;
-	DRI_Transfer in, x;
-	struct dpu_set_t set;
-	uint8_t *a = malloc(total);
-	void *abuf[1] = { a };
+	struct redist r;
 
-	ASSERT_NE(NULL, a);
-	ASSERT_EQ(nr_dpus(from), nr_dpus(to));
-	ASSERT_EQ(0, from->overlap);
-	fill(a, total);
-	ASSERT_EQ(DPU_OK, dpu_alloc(nr_dpus(from), PROFILE, &set));
-	dobj_make(_metadata, set, from, &f);
-	dobj_make(_metadata, set, to, &t);
-	ASSERT_EQ(0, DRI_xfer_create("in", f.dist, f.lay, DPU_MRAM_HEAP_POINTER_NAME, 0, 1, abuf,
-				     DRI_TO_DPUS, &in));
-	ASSERT_EQ(0, DRI_redist_create("turn", f.dist, f.lay, DPU_MRAM_HEAP_POINTER_NAME, 0,
-				       t.dist, t.lay, DPU_MRAM_HEAP_POINTER_NAME, to_off,
-				       to->overlap ? DRI_OVERLAP : 0, &x));
-	ASSERT_EQ(0, DRI_do("in", in));
-	check_mram(_metadata, set, f.dist, from, 0, a, a, "the source");
-	ASSERT_EQ(0, DRI_do("turn", x));
-	check_mram(_metadata, set, t.dist, to, to_off, a, a, "redistributed");
-	check_mram(_metadata, set, f.dist, from, 0, a, a, "the source after");
-	/* the same transfer again, from new data */
-	fill_seed(a, total, 1);
-	ASSERT_EQ(0, DRI_do("in", in));
-	ASSERT_EQ(0, DRI_do("turn", x));
-	check_mram(_metadata, set, t.dist, to, to_off, a, a, "redistributed again");
-	DRI_xfer_destroy(x);
-	DRI_xfer_destroy(in);
-	dobj_free(&t);
-	dobj_free(&f);
-	dpu_free(set);
-	free(a);
+	redist_make(_metadata, &r, from, to);
+	redist_load(_metadata, &r, 0);
+	check_mram(_metadata, r.set, r.f.dist, from, 0, r.a, r.a, "the source");
+	redist_turn(_metadata, &r, "redistributed");
+	check_mram(_metadata, r.set, r.f.dist, from, 0, r.a, r.a, "the source after");
+	redist_load_turn(_metadata, &r, 1, "redistributed again");
+	redist_free(&r);
 }
 
 /* Rows (block x whole over @p x 1) to transposed columns (whole x block over 1 x @p) */
+static void corner_cases(uint64_t n0, uint64_t n1, uint32_t p, size_t elem, struct rcase *rows,
+			 struct rcase *cols)
+{
+	*rows = (struct rcase){ "rows", 2, { n0, n1 }, { p, 1 }, { BLK, WHL }, { 0, 1 }, elem, 0 };
+	*cols = (struct rcase){ "transposed columns", 2, { n0, n1 }, { 1, p }, { WHL, BLK },
+				{ 1, 0 }, elem, 0 };
+}
+
 static void corner_turn(struct __test_metadata *_metadata, uint64_t n0, uint64_t n1, uint32_t p,
 			size_t elem)
 {
-	const struct rcase rows = { "rows", 2, { n0, n1 }, { p, 1 }, { BLK, WHL }, { 0, 1 },
-				    elem, 0 };
-	const struct rcase cols = { "transposed columns", 2, { n0, n1 }, { 1, p }, { WHL, BLK },
-				    { 1, 0 }, elem, 0 };
+	struct rcase rows, cols;
 
+	corner_cases(n0, n1, p, elem, &rows, &cols);
 	redistribute(_metadata, &rows, &cols);
 }
 
@@ -727,59 +776,11 @@ static int nr_threads_settled(int want)
 }
 
 /* The 1 MiB corner turn of corner_turn_512x512_over_8_4byte, step by step */
-struct turn512 {
-	struct rcase rows, cols;
-	struct dpu_set_t set;
-	struct dobj f, t;
-	DRI_Transfer in, x;
-	uint8_t *a;
-	uint64_t total;
-	uint32_t to_off;
-};
-
-static void turn512_make(struct __test_metadata *_metadata, struct turn512 *tt)
+static void turn512_make(struct __test_metadata *_metadata, struct redist *r, struct rcase *rows,
+			 struct rcase *cols)
 {
-	const struct rcase rows = { "rows", 2, { 512, 512 }, { 8, 1 }, { BLK, WHL }, { 0, 1 },
-				    4, 0 };
-	const struct rcase cols = { "transposed columns", 2, { 512, 512 }, { 1, 8 },
-				    { WHL, BLK }, { 1, 0 }, 4, 0 };
-	void *abuf[1];
-
-	tt->rows = rows;
-	tt->cols = cols;
-	tt->total = total_bytes(&rows);
-	tt->to_off = (uint32_t)round8(tt->total) + 64;
-	tt->a = malloc(tt->total);
-	ASSERT_NE(NULL, tt->a);
-	abuf[0] = tt->a;
-	ASSERT_EQ(DPU_OK, dpu_alloc(8, PROFILE, &tt->set));
-	dobj_make(_metadata, tt->set, &tt->rows, &tt->f);
-	dobj_make(_metadata, tt->set, &tt->cols, &tt->t);
-	ASSERT_EQ(0, DRI_xfer_create("in", tt->f.dist, tt->f.lay, DPU_MRAM_HEAP_POINTER_NAME, 0, 1,
-				     abuf, DRI_TO_DPUS, &tt->in));
-	ASSERT_EQ(0, DRI_redist_create("turn", tt->f.dist, tt->f.lay, DPU_MRAM_HEAP_POINTER_NAME, 0,
-				       tt->t.dist, tt->t.lay, DPU_MRAM_HEAP_POINTER_NAME,
-				       tt->to_off, 0, &tt->x));
-}
-
-/* Load the array filled with @seed, turn it, check every DPU's columns */
-static void turn512_do(struct __test_metadata *_metadata, struct turn512 *tt, unsigned int seed)
-{
-	fill_seed(tt->a, tt->total, seed);
-	ASSERT_EQ(0, DRI_do("in", tt->in));
-	ASSERT_EQ(0, DRI_do("turn", tt->x));
-	check_mram(_metadata, tt->set, tt->t.dist, &tt->cols, tt->to_off, tt->a, tt->a,
-		   "turned");
-}
-
-static void turn512_free(struct turn512 *tt)
-{
-	DRI_xfer_destroy(tt->x);
-	DRI_xfer_destroy(tt->in);
-	dobj_free(&tt->t);
-	dobj_free(&tt->f);
-	dpu_free(tt->set);
-	free(tt->a);
+	corner_cases(512, 512, 8, 4, rows, cols);
+	redist_make(_metadata, r, rows, cols);
 }
 
 /*
@@ -789,18 +790,19 @@ static void turn512_free(struct turn512 *tt)
 TEST(pack_helpers_start_once_and_are_joined)
 {
 	int want = helpers_expected(), before = nr_threads();
-	struct turn512 tt;
+	struct rcase rows, cols;
+	struct redist tt;
 
 	ASSERT_LE(0, want);
 	ASSERT_LT(0, before);
-	turn512_make(_metadata, &tt);
+	turn512_make(_metadata, &tt, &rows, &cols);
 	EXPECT_EQ(before, nr_threads());	/* nothing started at create */
-	turn512_do(_metadata, &tt, 0);
+	redist_load_turn(_metadata, &tt, 0, "turned");
 	EXPECT_EQ(before + want, nr_threads());
-	turn512_do(_metadata, &tt, 1);
-	turn512_do(_metadata, &tt, 2);
+	redist_load_turn(_metadata, &tt, 1, "turned");
+	redist_load_turn(_metadata, &tt, 2, "turned");
 	EXPECT_EQ(before + want, nr_threads());	/* the same threads */
-	turn512_free(&tt);
+	redist_free(&tt);
 	EXPECT_EQ(before, nr_threads_settled(before));
 }
 
@@ -808,16 +810,17 @@ TEST(pack_helpers_start_once_and_are_joined)
 TEST(pack_helpers_that_cannot_start_leave_the_caller_alone)
 {
 	int before = nr_threads();
-	struct turn512 tt;
+	struct rcase rows, cols;
+	struct redist tt;
 
-	turn512_make(_metadata, &tt);
+	turn512_make(_metadata, &tt, &rows, &cols);
 	fail_pthread_create = EAGAIN;
-	turn512_do(_metadata, &tt, 0);
-	turn512_do(_metadata, &tt, 1);
+	redist_load_turn(_metadata, &tt, 0, "turned");
+	redist_load_turn(_metadata, &tt, 1, "turned");
 	fail_pthread_create = 0;
-	turn512_do(_metadata, &tt, 2);
+	redist_load_turn(_metadata, &tt, 2, "turned");
 	EXPECT_EQ(before, nr_threads());
-	turn512_free(&tt);
+	redist_free(&tt);
 }
 
 /*
@@ -828,28 +831,29 @@ TEST(pack_helpers_that_cannot_start_leave_the_caller_alone)
 TEST(pack_helpers_not_in_a_child_of_fork)
 {
 	int want = helpers_expected(), before = nr_threads(), status;
-	struct turn512 tt;
+	struct rcase rows, cols;
+	struct redist tt;
 	pid_t pid;
 
-	turn512_make(_metadata, &tt);
-	turn512_do(_metadata, &tt, 0);
+	turn512_make(_metadata, &tt, &rows, &cols);
+	redist_load_turn(_metadata, &tt, 0, "turned");
 	EXPECT_EQ(before + want, nr_threads());
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		alarm(20);	/* a wait for threads that do not exist */
-		turn512_do(_metadata, &tt, 1);
+		redist_load_turn(_metadata, &tt, 1, "turned");
 		if (nr_threads() != 1)
 			_exit(3);
-		turn512_free(&tt);
+		redist_free(&tt);
 		_exit(_metadata->exit_code == KSFT_FAIL ? 2 : 0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status %#x", status);
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	turn512_do(_metadata, &tt, 2);
+	redist_load_turn(_metadata, &tt, 2, "turned");
 	EXPECT_EQ(before + want, nr_threads());
-	turn512_free(&tt);
+	redist_free(&tt);
 	EXPECT_EQ(before, nr_threads_settled(before));
 }
 
