@@ -829,17 +829,17 @@ static void dri_pack_claim(struct dri_helpers *h, uint32_t gen, struct dri_xfer 
 static void *dri_helper_thread(void *arg)
 {
 	struct dri_helpers *h = arg;
-	uint32_t seen = 0, gen, n;
+	uint32_t gen = 0, n;	/* the pack last seen */
 	struct dri_xfer *x;
 	bool to_packed;
 
 	pthread_mutex_lock(&h->lock);
 	for (;;) {
-		while (!h->stop && h->gen == seen)
+		while (!h->stop && h->gen == gen)
 			pthread_cond_wait(&h->wake, &h->lock);
 		if (h->stop)
 			break;
-		seen = gen = h->gen;
+		gen = h->gen;
 		x = h->x;
 		to_packed = h->to_packed;
 		n = h->nchunks;
