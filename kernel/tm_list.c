@@ -98,12 +98,18 @@ static struct list_head *dpusim_tm_bucket(struct dpusim_tm_list *l, u64 tag)
 	return &l->buckets[hash_64(tag, l->hash_bits)];
 }
 
+static struct hlist_head *dpusim_tm_handle_bucket(struct dpusim_tm_list *l,
+						  u32 handle)
+{
+	return &l->handles[hash_32(handle, l->hash_bits)];
+}
+
 static struct dpusim_tm_entry *dpusim_tm_handle_lookup(struct dpusim_tm_list *l,
 						       u32 handle)
 {
 	struct dpusim_tm_entry *e;
 
-	hlist_for_each_entry(e, &l->handles[hash_32(handle, l->hash_bits)], hh)
+	hlist_for_each_entry(e, dpusim_tm_handle_bucket(l, handle), hh)
 		if (e->handle == handle)
 			return e;
 	return NULL;
@@ -159,7 +165,7 @@ int dpusim_tm_list_add(struct dpusim_tm_list *l, struct dpusim_tm_entry *e)
 	if (l->nr >= l->max)
 		return -ENOMEM;
 	e->handle = dpusim_tm_handle_next(l);
-	hlist_add_head(&e->hh, &l->handles[hash_32(e->handle, l->hash_bits)]);
+	hlist_add_head(&e->hh, dpusim_tm_handle_bucket(l, e->handle));
 	e->tag &= e->mask;
 	e->seq = l->next_seq++;
 	if (dpusim_tm_list_sync_req(l)) {
