@@ -12,7 +12,9 @@
  * memcpy in turn, and the turn's two halves alone: the gather of the rows
  * into a host array and the (packed, transposing) scatter of an array to
  * the columns; medians of --reps.  After the runs every element of
- * every DPU is checked: a wrong turn exits 1.
+ * every DPU is checked: a wrong turn exits 1.  Each repetition also
+ * samples what the guest's second CPU adds (capacity.h): the turn packs
+ * and copies on two CPUs, the transpose runs on one.
  *
  * usage: dri_bench [--n N[,N...]] [--dpus D] [--reps R] [--json FILE]
  */
@@ -23,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "capacity.h"
 
 #define COLS_OFF (32u << 20)
 #define MAX_SIZES 8
@@ -63,10 +67,12 @@ static void transpose(const float *a, float *b, uint64_t n)
 struct result {
 	uint64_t n;
 	double turn_us, transpose_us, memcpy_us, gather_us, scatter_us;
+	double capacity;	/* of the guest's second CPU (capacity.h) */
 	uint64_t bad;
 };
 
-static int run(uint64_t n, uint32_t ndpus, unsigned int reps, struct result *res)
+static int run(uint64_t n, uint32_t ndpus, unsigned int reps, struct bench_cap *cap,
+	       struct result *res)
 {
 	DRI_Tuple rows_t[2] = { { .kind = DRI_BLOCK }, { .kind = DRI_WHOLE } };
 	DRI_Tuple cols_t[2] = { { .kind = DRI_WHOLE }, { .kind = DRI_BLOCK } };
@@ -118,6 +124,7 @@ static int run(uint64_t n, uint32_t ndpus, unsigned int reps, struct result *res
 		goto out;
 	transpose(a, b, n);
 	for (r = 0; r < reps; r++) {
+		bench_cap_sample(cap);
 		t = now_us();
 		if (DRI_do("turn", turn))
 			goto out;
@@ -144,6 +151,7 @@ static int run(uint64_t n, uint32_t ndpus, unsigned int reps, struct result *res
 	res->memcpy_us = median(tm, reps);
 	res->gather_us = median(tg, reps);
 	res->scatter_us = median(ts, reps);
+	res->capacity = bench_cap_value(cap);
 	res->bad = 0;
 	/* every DPU holds its columns as rows: element (c, i) = A[i][c] */
 	DPU_FOREACH(set, dpu, d) {
@@ -189,9 +197,10 @@ int main(int argc, char **argv)
 	uint64_t sizes[MAX_SIZES] = { 512, 1024, 2048, 4096 };
 	unsigned int nsizes = 4, reps = 7, k;
 	struct result res[MAX_SIZES];
+	struct bench_cap cap;
 	const char *json = NULL;
 	uint32_t ndpus = 64;
-	int a, failed = 0;
+	int a, r, failed = 0;
 	char *s, *e;
 
 	for (a = 1; a < argc; a++) {
@@ -222,24 +231,30 @@ int main(int argc, char **argv)
 		}
 	printf("corner turn over %u DPUs (rows -> transposed columns) vs the guest's transpose, median of %u:\n",
 	       ndpus, reps);
-	printf("  %6s %12s %14s %8s %8s %12s %10s %10s\n", "N", "turn us", "transpose us", "ratio",
-	       "target", "memcpy us", "gather us", "scatter us");
+	printf("  %6s %12s %14s %8s %8s %12s %10s %10s %9s\n", "N", "turn us", "transpose us", "ratio",
+	       "target", "memcpy us", "gather us", "scatter us", "capacity");
 	for (k = 0; k < nsizes; k++) {
-		if (run(sizes[k], ndpus, reps, &res[k])) {
+		if (bench_cap_init(&cap))
+			return 1;
+		r = run(sizes[k], ndpus, reps, &cap, &res[k]);
+		bench_cap_free(&cap);
+		if (r) {
 			fprintf(stderr, "dri_bench: the run of N = %llu failed\n",
 				(unsigned long long)sizes[k]);
 			return 1;
 		}
-		printf("  %6llu %12.0f %14.0f %7.2f%s %8s %12.0f %10.0f %10.0f%s\n",
+		printf("  %6llu %12.0f %14.0f %7.2f%s %8s %12.0f %10.0f %10.0f %9.2f%s\n",
 		       (unsigned long long)res[k].n, res[k].turn_us, res[k].transpose_us,
 		       res[k].transpose_us / res[k].turn_us,
 		       res[k].transpose_us / res[k].turn_us >= 0.5 ? " " : "*", ">= 0.5",
-		       res[k].memcpy_us, res[k].gather_us, res[k].scatter_us,
+		       res[k].memcpy_us, res[k].gather_us, res[k].scatter_us, res[k].capacity,
 		       res[k].bad ? "  WRONG ELEMENTS" : "");
 		failed |= !!res[k].bad;
 	}
 	printf("  * below target; every element of every DPU checked: %s\n",
 	       failed ? "MISMATCH" : "all where they must be");
+	printf("  capacity: what this guest's second CPU added while the row ran (capacity.h; 2.00 = two\n"
+	       "  whole CPUs): the turn packs and copies on two CPUs, the transpose runs on one\n");
 	if (json) {
 		FILE *f = fopen(json, "w");
 
@@ -250,11 +265,11 @@ int main(int argc, char **argv)
 		fprintf(f, "{\"benchmark\": \"dri_bench\", \"dpus\": %u, \"reps\": %u, \"rows\": [", ndpus,
 			reps);
 		for (k = 0; k < nsizes; k++)
-			fprintf(f, "%s\n  {\"n\": %llu, \"turn_us\": %.1f, \"transpose_us\": %.1f, \"memcpy_us\": %.1f, \"gather_us\": %.1f, \"scatter_us\": %.1f, \"ratio\": %.3f, \"target\": 0.5, \"wrong_elements\": %llu}",
+			fprintf(f, "%s\n  {\"n\": %llu, \"turn_us\": %.1f, \"transpose_us\": %.1f, \"memcpy_us\": %.1f, \"gather_us\": %.1f, \"scatter_us\": %.1f, \"ratio\": %.3f, \"target\": 0.5, \"capacity\": %.3f, \"wrong_elements\": %llu}",
 				k ? "," : "", (unsigned long long)res[k].n, res[k].turn_us,
 				res[k].transpose_us, res[k].memcpy_us, res[k].gather_us,
 				res[k].scatter_us, res[k].transpose_us / res[k].turn_us,
-				(unsigned long long)res[k].bad);
+				res[k].capacity, (unsigned long long)res[k].bad);
 		fprintf(f, "\n]}\n");
 		fclose(f);
 	}

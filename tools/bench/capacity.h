@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * capacity.h - how much a second CPU of this guest adds, sampled in the
+ * same run as a benchmark's figures (stream_bench, dri_bench).
+ *
+ * A figure that overlaps work on two CPUs (a preload copied while the
+ * consumer computes, a corner turn packed and copied on two CPUs against
+ * a transpose on one) can only be as good as the guest's second CPU.
+ * Under QEMU's TCG each vCPU is a host thread: two busy vCPUs get what
+ * the host gives two threads at that moment (on the 2-CPU host of the
+ * closing notes, a CPU-bound loop took 0.27 to 0.59 s alone and 0.29 to
+ * 0.61 s with a second one beside it, from one minute to the next).  A
+ * sample times the same copy loop (8-byte words between two halves of
+ * 2 MiB, eight times; a loop of its own, not memcpy(), whose strategy
+ * glibc picks by CPU model) on one thread alone, then on two threads at
+ * once on two different CPUs:
+ *
+ *   capacity = 2 x (time alone) / (time of the pair)
+ *
+ * 2.00 is two whole CPUs, 1.00 none to gain.  Each thread is pinned; the
+ * caller's own affinity does not change.
+ *
+ * What it bounds.  If both vCPUs run at capacity / 2 of their speed alone
+ * while both are busy, a copy of X (alone) overlapped with work W >= X
+ * takes 2X / capacity of wall time, during which the work does X of its
+ * own; the whole takes 2X / capacity + W - X instead of X + W, so an
+ * overlap hides at most (X + W - that) / X = 2 - 2 / capacity of the
+ * copy (all of it from capacity 2 up), before any cost of starting it.
+ */
+#ifndef DPUSIM_BENCH_CAPACITY_H
+#define DPUSIM_BENCH_CAPACITY_H
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CAP_HALF	(1u << 20)
+#define CAP_WORDS	(CAP_HALF / sizeof(uint64_t))
+#define CAP_ROUNDS	8
+#define CAP_MAX_SAMPLES	64
+
+struct bench_cap {
+	int cpu[2];			/* the two CPUs; cpu[1] < 0: only one */
+	uint64_t *buf[2];		/* 2 x CAP_HALF each */
+	double one[CAP_MAX_SAMPLES], two[CAP_MAX_SAMPLES];
+	unsigned int n;
+};
+
+struct cap_thread {
+	pthread_barrier_t *bar;		/* NULL: alone */
+	int cpu;
+	uint64_t *buf;
+	double us;
+};
+
+static double cap_now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static void *cap_thread_fn(void *arg)
+{
+	struct cap_thread *t = arg;
+	cpu_set_t set;
+	size_t i;
+	double t0;
+	int r;
+
+	CPU_ZERO(&set);
+	CPU_SET(t->cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (t->bar)
+		pthread_barrier_wait(t->bar);
+	t0 = cap_now_us();
+	for (r = 0; r < CAP_ROUNDS; r++) {
+		uint64_t *d = t->buf + (r & 1 ? 0 : CAP_WORDS);
+		const uint64_t *s = t->buf + (r & 1 ? CAP_WORDS : 0);
+
+		for (i = 0; i < CAP_WORDS; i++)
+			d[i] = s[i] ^ r;
+	}
+	t->us = cap_now_us() - t0;
+	return NULL;
+}
+
+/* 0, or -1 (no memory); with one CPU, samples are not taken */
+static int bench_cap_init(struct bench_cap *c)
+{
+	cpu_set_t set;
+	int i, k = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->cpu[0] = c->cpu[1] = -1;
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		for (i = 0; i < CPU_SETSIZE && k < 2; i++)
+			if (CPU_ISSET(i, &set))
+				c->cpu[k++] = i;
+	if (c->cpu[1] < 0)
+		return 0;
+	for (i = 0; i < 2; i++) {
+		c->buf[i] = malloc(2 * CAP_HALF);
+		if (!c->buf[i]) {
+			free(c->buf[0]);
+			c->buf[0] = NULL;
+			return -1;
+		}
+		memset(c->buf[i], i + 1, 2 * CAP_HALF);
+	}
+	return 0;
+}
+
+/* One sample: the loop alone on the first CPU, then on both at once */
+static void bench_cap_sample(struct bench_cap *c)
+{
+	struct cap_thread t[2];
+	pthread_barrier_t bar;
+	pthread_t tid[2];
+	int i, started = 0;
+
+	if (c->cpu[1] < 0 || c->n == CAP_MAX_SAMPLES)
+		return;
+	t[0] = (struct cap_thread){ .cpu = c->cpu[0], .buf = c->buf[0] };
+	if (pthread_create(&tid[0], NULL, cap_thread_fn, &t[0]))
+		return;
+	pthread_join(tid[0], NULL);
+	c->one[c->n] = t[0].us;
+	if (pthread_barrier_init(&bar, NULL, 2))
+		return;
+	for (i = 0; i < 2; i++) {
+		t[i] = (struct cap_thread){ .bar = &bar, .cpu = c->cpu[i], .buf = c->buf[i] };
+		if (pthread_create(&tid[i], NULL, cap_thread_fn, &t[i]))
+			break;
+		started++;
+	}
+	if (started < 2) {	/* the first, if any, waits at the barrier: take its place */
+		if (started) {
+			pthread_barrier_wait(&bar);
+			pthread_join(tid[0], NULL);
+		}
+		pthread_barrier_destroy(&bar);
+		return;
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(tid[i], NULL);
+	pthread_barrier_destroy(&bar);
+	c->two[c->n++] = t[0].us > t[1].us ? t[0].us : t[1].us;
+}
+
+static int cap_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* 2 x the median alone / the median of the pairs; 1.0 without samples */
+static double bench_cap_value(struct bench_cap *c)
+{
+	double one, two;
+
+	if (!c->n)
+		return 1.0;
+	qsort(c->one, c->n, sizeof(double), cap_cmp);
+	qsort(c->two, c->n, sizeof(double), cap_cmp);
+	one = c->n % 2 ? c->one[c->n / 2] : (c->one[c->n / 2 - 1] + c->one[c->n / 2]) / 2;
+	two = c->n % 2 ? c->two[c->n / 2] : (c->two[c->n / 2 - 1] + c->two[c->n / 2]) / 2;
+	return 2 * one / two;
+}
+
+static void bench_cap_free(struct bench_cap *c)
+{
+	free(c->buf[0]);
+	free(c->buf[1]);
+}
+
+#endif
