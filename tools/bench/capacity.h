@@ -7,9 +7,10 @@
  * consumer computes, a corner turn packed and copied on two CPUs against
  * a transpose on one) can only be as good as the guest's second CPU.
  * Under QEMU's TCG each vCPU is a host thread: two busy vCPUs get what
- * the host gives two threads at that moment (on the 2-CPU host of the
- * closing notes, a CPU-bound loop took 0.27 to 0.59 s alone and 0.27 to
- * 0.61 s with a second one beside it, from one minute to the next).  A
+ * the host gives two threads at that moment (on the 2-CPU machine the
+ * README's figures come from, a CPU-bound loop on the host took 0.27 to
+ * 0.59 s alone and 0.27 to 0.61 s with a second one beside it, from one
+ * minute to the next).  A
  * sample times the same copy loop (8-byte words between two halves of
  * 2 MiB, eight times; a loop of its own, not memcpy(), whose strategy
  * glibc picks by CPU model) on one thread alone, then on two threads at
