@@ -160,18 +160,18 @@ static int cap_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static double cap_median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cap_cmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* 2 x the median alone / the median of the pairs; 1.0 without samples */
 static double bench_cap_value(struct bench_cap *c)
 {
-	double one, two;
-
 	if (!c->n)
 		return 1.0;
-	qsort(c->one, c->n, sizeof(double), cap_cmp);
-	qsort(c->two, c->n, sizeof(double), cap_cmp);
-	one = c->n % 2 ? c->one[c->n / 2] : (c->one[c->n / 2 - 1] + c->one[c->n / 2]) / 2;
-	two = c->n % 2 ? c->two[c->n / 2] : (c->two[c->n / 2 - 1] + c->two[c->n / 2]) / 2;
-	return 2 * one / two;
+	return 2 * cap_median(c->one, c->n) / cap_median(c->two, c->n);
 }
 
 static void bench_cap_free(struct bench_cap *c)
