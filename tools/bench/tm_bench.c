@@ -49,6 +49,18 @@
  *             1.5 per doubling), and the same for the FIRST-posted entry.
  *             The lengths are measured interleaved, 50 messages of each in
  *             turn, so a change of the host's load hits them all alike.
+ *   floor     what one entry into the kernel per message costs in this
+ *             guest, whatever the kernel then does: the same two pinned
+ *             processes ping-pong a counter in shared memory (no library,
+ *             no tag matching), with nothing else, with one getppid, with
+ *             one ioctl on /dev/dpusim/tm that the dispatch rejects at
+ *             once (an unknown command: -ENOTTY), and with an empty
+ *             DPUSIM_IOCTL_TM_POST_SEND (nr_wr 0: the struct copied in,
+ *             -EINVAL) per message. One-way = round trip / 2, the median
+ *             of --reps repetitions of --iters round trips, the variants
+ *             taking turns within each repetition; beside UCX's tag_lat
+ *             of the ping-pong above when it ran. A design that enters the
+ *             kernel once per message cannot be faster than these rows.
  *   UCX       ucx_perftest (Debian's ucx-utils) tag_lat / tag_bw with 8-byte
  *             messages, server and client over shared memory (UCX_TLS,
  *             default posix,self), pinned like ours, run between our
@@ -85,6 +97,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -92,6 +105,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <uapi/dpusim.h>
 
 #define SLOT		64	/* bytes per receive slot */
 #define OPS_BATCH	1024	/* tag-list ops per dtm_post_srq_ops call */
@@ -1579,6 +1594,113 @@ static void json_array(FILE *f, const char *name, const double *v, unsigned int 
 	fprintf(f, "]");
 }
 
+/* ------------------------------------------------------------ floor */
+
+#define FLOOR_WARM	500	/* untimed round trips before each repetition */
+
+enum { FL_SHM, FL_GETPPID, FL_ENOTTY, FL_EMPTY_POST, NR_FLOOR };
+
+static const char *const floor_name[NR_FLOOR] = {
+	[FL_SHM] = "floor: counter ping-pong, shared mem",
+	[FL_GETPPID] = "  + one getppid per message",
+	[FL_ENOTTY] = "  + one rejected tm ioctl (ENOTTY)",
+	[FL_EMPTY_POST] = "  + one empty TM_POST_SEND (EINVAL)",
+};
+
+struct floor_result {
+	bool ran;
+	char why[160];
+	double one_way_ns[NR_FLOOR];		/* median of repetitions */
+	double lo_ns[NR_FLOOR], hi_ns[NR_FLOOR];
+};
+
+/* The kernel entry of @variant on @fd; its result is not looked at. */
+static void floor_enter(int variant, int fd)
+{
+	struct dpusim_tm_post p = { .size = sizeof(p) };
+
+	switch (variant) {
+	case FL_GETPPID:
+		(void)syscall(SYS_getppid);
+		break;
+	case FL_ENOTTY:
+		(void)ioctl(fd, _IO(DPUSIM_TYPE, 0xff), 0);
+		break;
+	case FL_EMPTY_POST:
+		(void)ioctl(fd, DPUSIM_IOCTL_TM_POST_SEND, &p);
+		break;
+	}
+}
+
+static void floor_wait(volatile uint64_t *word, uint64_t want)
+{
+	while (*word != want)
+		if (ticks() > deadline)
+			die("floor: no answer for %d s", STALL_SECONDS);
+}
+
+/* One repetition of @variant: @iters round trips; the ping's ticks. */
+static uint64_t floor_rep(volatile uint64_t *sh, int fd, int variant, uint32_t iters)
+{
+	uint64_t t0 = 0;
+	pid_t pid;
+	int st;
+
+	sh[0] = sh[8] = 0;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	arm_deadline();
+	if (pid == 0) {
+		pin_to(1);
+		for (uint64_t i = 1; i <= FLOOR_WARM + iters; i++) {
+			floor_wait(&sh[0], i);
+			floor_enter(variant, fd);
+			sh[8] = i;
+		}
+		_exit(0);
+	}
+	for (uint64_t i = 1; i <= FLOOR_WARM + iters; i++) {
+		if (i == FLOOR_WARM + 1)
+			t0 = ticks();	/* after the pong has started and faulted in */
+		floor_enter(variant, fd);
+		sh[0] = i;
+		floor_wait(&sh[8], i);
+	}
+	t0 = ticks() - t0;
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		die("floor: the pong process failed");
+	return t0;
+}
+
+static void floor_run(struct floor_result *res, uint32_t iters)
+{
+	double v[NR_FLOOR][MAX_REPS];
+	volatile uint64_t *sh;
+	int fd;
+
+	memset(res, 0, sizeof(*res));
+	fd = open("/dev/dpusim/tm", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(res->why, sizeof(res->why), "/dev/dpusim/tm: %s", strerror(errno));
+		return;
+	}
+	sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
+	pin_to(0);
+	for (unsigned int r = 0; r < reps; r++)
+		for (int k = 0; k < NR_FLOOR; k++)
+			v[k][r] = tk2ns((double)floor_rep(sh, fd, k, iters)) / (2.0 * iters);
+	for (int k = 0; k < NR_FLOOR; k++)
+		res->one_way_ns[k] = median_dbl(v[k], reps, &res->lo_ns[k], &res->hi_ns[k]);
+	unpin();
+	res->ran = true;
+	munmap((void *)sh, 4096);
+	close(fd);
+}
+
 static double per_msg(uint64_t a, uint64_t msgs)
 {
 	return msgs ? (double)a / (double)msgs : 0;
@@ -1588,14 +1710,14 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tm_bench [--cpu-model NAME] [--json FILE] [--reps N] [--iters N]\n"
-		"                [--quick] [--only pingpong,rate,match] [--no-pin] [--no-ucx]\n"
+		"                [--quick] [--only pingpong,floor,rate,match] [--no-pin] [--no-ucx]\n"
 		"       tm_bench --strace-pass N [--post P]\n"
 		"  --cpu-model NAME  QEMU -cpu model to report (default $DPUSIM_BENCH_CPU)\n"
 		"  --json FILE       also write the results as JSON\n"
 		"  --reps N          repetitions per figure, median reported (default 7, max %d)\n"
 		"  --iters N         ping-pong round trips per repetition (default 10000)\n"
 		"  --quick           fewer round trips and messages\n"
-		"  --only LIST       some of pingpong, rate, match\n"
+		"  --only LIST       some of pingpong, floor, rate, match\n"
 		"  --no-pin          do not pin the two processes to CPUs 0 and 1\n"
 		"  --no-ucx          do not run ucx_perftest between the repetitions\n"
 		"  --strace-pass N   one untimed ping-pong of N round trips (for strace -c -f)\n"
@@ -1616,7 +1738,8 @@ int main(int argc, char **argv)
 	const char *cpu = getenv("DPUSIM_BENCH_CPU"), *json = NULL, *only = NULL;
 	const char *accel = getenv("DPUSIM_VM_ACCEL");
 	uint32_t iters = 0, strace_iters = 0, post = 0;
-	bool do_pp, do_rate, do_match, use_ucx = true;
+	bool do_pp, do_rate, do_match, do_floor, use_ucx = true;
+	struct floor_result fl;
 	struct pp_result pp;
 	struct rate_result rr;
 	struct match_result mr;
@@ -1692,6 +1815,7 @@ int main(int argc, char **argv)
 	do_pp = !only || strstr(only, "pingpong");
 	do_rate = !only || strstr(only, "rate");
 	do_match = !only || strstr(only, "match");
+	do_floor = !only || strstr(only, "floor");
 	ucx_init(use_ucx && (do_pp || do_rate));
 	gtod_ns = gettimeofday_ns();
 
@@ -1738,6 +1862,22 @@ int main(int argc, char **argv)
 				     per_msg(pp.posts[0] + pp.posts[1], msgs));
 		} else {
 			printf(ROW, "  system calls per message", "-", "-", "calls", "", pp.count_note);
+		}
+		fflush(stdout);
+	}
+	if (do_floor) {
+		floor_run(&fl, iters);
+		if (!fl.ran)
+			printf(ROW, "floor: one kernel entry per message", "-", "-", "us", "", fl.why);
+		for (int k = 0; fl.ran && k < NR_FLOOR; k++) {
+			bool ucx_ran = do_pp && pp.ucx_n;
+
+			snprintf(d, sizeof(d), "%s%s; reps %.3f..%.3f", k ? "" : "two processes, a counter each way; ",
+				 k ? "the least one kernel entry per message costs" : "no system call",
+				 fl.lo_ns[k] / 1000, fl.hi_ns[k] / 1000);
+			printf(ROW, floor_name[k], fmt(a, sizeof(a), "%.3f", fl.one_way_ns[k] / 1000),
+			       ucx_ran ? fmt(b, sizeof(b), "%.2f", pp.ucx_us) : "-", "us",
+			       ucx_ran ? fmt(c, sizeof(c), "%.2f", fl.one_way_ns[k] / 1000 / pp.ucx_us) : "-", d);
 		}
 		fflush(stdout);
 	}
@@ -1856,6 +1996,20 @@ int main(int argc, char **argv)
 				json_str(f, pp.count_note);
 				fprintf(f, "},\n");
 			}
+		}
+		if (do_floor) {
+			fprintf(f, "  \"floor\": {\"ran\": %s, \"note\": ", fl.ran ? "true" : "false");
+			json_str(f, fl.why);
+			fprintf(f, ", \"iterations\": %u, \"rows\": [\n", iters);
+			for (int k = 0; fl.ran && k < NR_FLOOR; k++) {
+				fprintf(f, "    {\"variant\": ");
+				json_str(f, floor_name[k]);
+				fprintf(f, ", \"one_way_ns\": %.1f, \"min_rep\": %.1f, \"max_rep\": %.1f, "
+					"\"ratio_to_ucx_tag_lat\": %.4f}%s\n", fl.one_way_ns[k], fl.lo_ns[k],
+					fl.hi_ns[k], do_pp && pp.ucx_n ? fl.one_way_ns[k] / 1000 / pp.ucx_us : 0,
+					k + 1 < NR_FLOOR ? "," : "");
+			}
+			fprintf(f, "  ]},\n");
 		}
 		if (do_rate) {
 			fprintf(f, "  \"rate\": {\"message_bytes\": 8, \"messages\": %" PRIu64 ", \"streams\": %u, \"window\": %u, "
