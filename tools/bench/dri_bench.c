@@ -12,7 +12,9 @@
  * memcpy in turn, and the turn's two halves alone: the gather of the rows
  * into a host array and the (packed, transposing) scatter of an array to
  * the columns; medians of --reps.  After the runs every element of
- * every DPU is checked: a wrong turn exits 1.  Each repetition also
+ * every DPU is checked: a wrong turn exits 1.  Besides the ratio of the
+ * medians it prints the median of the repetitions' own ratios (a turn and
+ * the transpose after it), and DRI_BENCH_DEBUG=1 prints each repetition.  Each repetition also
  * samples what the guest's second CPU adds (capacity.h): the turn packs
  * and copies on two CPUs, the transpose runs on one.
  *
@@ -280,7 +282,7 @@ int main(int argc, char **argv)
 				k ? "," : "", (unsigned long long)res[k].n, res[k].turn_us,
 				res[k].transpose_us, res[k].memcpy_us, res[k].gather_us,
 				res[k].scatter_us, res[k].transpose_us / res[k].turn_us,
-				res[k].capacity, (unsigned long long)res[k].bad);
+				res[k].paired, res[k].capacity, (unsigned long long)res[k].bad);
 		fprintf(f, "\n]}\n");
 		fclose(f);
 	}
