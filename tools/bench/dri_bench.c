@@ -14,9 +14,10 @@
  * the columns; medians of --reps.  After the runs every element of
  * every DPU is checked: a wrong turn exits 1.  Besides the ratio of the
  * medians it prints the median of the repetitions' own ratios (a turn and
- * the transpose after it), and DRI_BENCH_DEBUG=1 prints each repetition.  Each repetition also
- * samples what the guest's second CPU adds (capacity.h): the turn packs
- * and copies on two CPUs, the transpose runs on one.
+ * the transpose after it), and DRI_BENCH_DEBUG=1 prints each repetition.
+ * Each repetition also samples what the guest's second CPU adds
+ * (capacity.h): the turn packs and copies on two CPUs, the transpose runs
+ * on one.
  *
  * usage: dri_bench [--n N[,N...]] [--dpus D] [--reps R] [--json FILE]
  */
