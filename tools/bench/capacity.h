@@ -38,6 +38,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
+
 #define CAP_HALF	(1u << 20)
 #define CAP_WORDS	(CAP_HALF / sizeof(uint64_t))
 #define CAP_ROUNDS	8
@@ -57,14 +59,6 @@ struct cap_thread {
 	double us;
 };
 
-static double cap_now_us(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
-
 static void *cap_thread_fn(void *arg)
 {
 	struct cap_thread *t = arg;
@@ -78,7 +72,7 @@ static void *cap_thread_fn(void *arg)
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	if (t->bar)
 		pthread_barrier_wait(t->bar);
-	t0 = cap_now_us();
+	t0 = bench_now_us();
 	for (r = 0; r < CAP_ROUNDS; r++) {
 		uint64_t *d = t->buf + (r & 1 ? 0 : CAP_WORDS);
 		const uint64_t *s = t->buf + (r & 1 ? CAP_WORDS : 0);
@@ -86,7 +80,7 @@ static void *cap_thread_fn(void *arg)
 		for (i = 0; i < CAP_WORDS; i++)
 			d[i] = s[i] ^ r;
 	}
-	t->us = cap_now_us() - t0;
+	t->us = bench_now_us() - t0;
 	return NULL;
 }
 
@@ -153,25 +147,12 @@ static void bench_cap_sample(struct bench_cap *c)
 	c->two[c->n++] = t[0].us > t[1].us ? t[0].us : t[1].us;
 }
 
-static int cap_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double cap_median(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cap_cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* 2 x the median alone / the median of the pairs; 1.0 without samples */
 static double bench_cap_value(struct bench_cap *c)
 {
 	if (!c->n)
 		return 1.0;
-	return 2 * cap_median(c->one, c->n) / cap_median(c->two, c->n);
+	return 2 * bench_median(c->one, c->n) / bench_median(c->two, c->n);
 }
 
 static void bench_cap_free(struct bench_cap *c)

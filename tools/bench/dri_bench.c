@@ -34,27 +34,6 @@
 #define COLS_OFF (32u << 20)
 #define MAX_SIZES 8
 
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* The guest's transpose: 32 x 32 tiles */
 static void transpose(const float *a, float *b, uint64_t n)
 {
@@ -130,25 +109,25 @@ static int run(uint64_t n, uint32_t ndpus, unsigned int reps, struct bench_cap *
 	transpose(a, b, n);
 	for (r = 0; r < reps; r++) {
 		bench_cap_sample(cap);
-		t = now_us();
+		t = bench_now_us();
 		if (DRI_do("turn", turn))
 			goto out;
-		tt[r] = now_us() - t;
-		t = now_us();
+		tt[r] = bench_now_us() - t;
+		t = bench_now_us();
 		transpose(a, b, n);
-		th[r] = now_us() - t;
-		t = now_us();
+		th[r] = bench_now_us() - t;
+		t = bench_now_us();
 		for (i = 0; i < n; i++)
 			memcpy(b + i * n, a + i * n, n * sizeof(float));
-		tm[r] = now_us() - t;
-		t = now_us();
+		tm[r] = bench_now_us() - t;
+		t = bench_now_us();
 		if (DRI_do("gather", gat))
 			goto out;
-		tg[r] = now_us() - t;
-		t = now_us();
+		tg[r] = bench_now_us() - t;
+		t = bench_now_us();
 		if (DRI_do("scatter", sct))
 			goto out;
-		ts[r] = now_us() - t;
+		ts[r] = bench_now_us() - t;
 	}
 	res->n = n;
 	if (getenv("DRI_BENCH_DEBUG"))
@@ -157,12 +136,12 @@ static int run(uint64_t n, uint32_t ndpus, unsigned int reps, struct bench_cap *
 				(unsigned long long)n, r, tt[r], th[r], th[r] / tt[r]);
 	for (r = 0; r < reps; r++)
 		tr[r] = th[r] / tt[r];
-	res->paired = median(tr, reps);
-	res->turn_us = median(tt, reps);
-	res->transpose_us = median(th, reps);
-	res->memcpy_us = median(tm, reps);
-	res->gather_us = median(tg, reps);
-	res->scatter_us = median(ts, reps);
+	res->paired = bench_median(tr, reps);
+	res->turn_us = bench_median(tt, reps);
+	res->transpose_us = bench_median(th, reps);
+	res->memcpy_us = bench_median(tm, reps);
+	res->gather_us = bench_median(tg, reps);
+	res->scatter_us = bench_median(ts, reps);
 	res->capacity = bench_cap_value(cap);
 	res->bad = 0;
 	/* every DPU holds its columns as rows: element (c, i) = A[i][c] */

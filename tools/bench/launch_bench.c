@@ -40,33 +40,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #define VEC_DPUS 64u
 #define VEC_TASKLETS 16u
 
 static const char *dpu_dir = "build/bench/dpu";
 static unsigned int reps = 20;
 static uint32_t elems = 64 * 1024;	/* per DPU: 256 KiB per vector */
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static char *prog(const char *name)
 {
@@ -100,14 +81,14 @@ static int overhead(uint32_t nr_ranks, unsigned int n, double *us,
 	    dpu_launch(set, DPU_SYNCHRONOUS) != DPU_OK)
 		goto out;
 	for (i = 0; i < n; i++) {
-		double t0 = now_us();
+		double t0 = bench_now_us();
 
 		if (dpu_launch(set, DPU_SYNCHRONOUS) != DPU_OK)
 			goto out;
-		t[i] = now_us() - t0;
+		t[i] = bench_now_us() - t0;
 	}
 	if (us)
-		*us = median(t, n);
+		*us = bench_median(t, n);
 	ret = 0;
 out:
 	free(t);
@@ -152,7 +133,7 @@ static double host_vecadd(const int32_t *a, const int32_t *b, int32_t *c,
 	struct host_add h[64];
 	pthread_t tid[64];
 	size_t share = (n + nthreads - 1) / nthreads;
-	double t0 = now_us();
+	double t0 = bench_now_us();
 	unsigned int i;
 
 	for (i = 0; i < nthreads; i++) {
@@ -166,7 +147,7 @@ static double host_vecadd(const int32_t *a, const int32_t *b, int32_t *c,
 	host_add_thread(&h[0]);
 	for (i = 1; i < nthreads; i++)
 		pthread_join(tid[i], NULL);
-	return now_us() - t0;
+	return bench_now_us() - t0;
 }
 
 static int vecadd(double *dpu_us, double *host_us, double *plain_us,
@@ -223,11 +204,11 @@ static int vecadd(double *dpu_us, double *host_us, double *plain_us,
 	host_vecadd(a, b, hc, n, *nthreads, true);
 	host_vecadd(a, b, pc, n, *nthreads, false);
 	for (i = 0; i < reps; i++) {
-		double t0 = now_us();
+		double t0 = bench_now_us();
 
 		if (dpu_launch(set, DPU_SYNCHRONOUS) != DPU_OK)
 			goto out;
-		td[i] = now_us() - t0;
+		td[i] = bench_now_us() - t0;
 		th[i] = host_vecadd(a, b, hc, n, *nthreads, true);
 		tp[i] = host_vecadd(a, b, pc, n, *nthreads, false);
 	}
@@ -246,9 +227,9 @@ static int vecadd(double *dpu_us, double *host_us, double *plain_us,
 			goto out;
 		}
 	}
-	*dpu_us = median(td, reps);
-	*host_us = median(th, reps);
-	*plain_us = median(tp, reps);
+	*dpu_us = bench_median(td, reps);
+	*host_us = bench_median(th, reps);
+	*plain_us = bench_median(tp, reps);
 	ret = 0;
 out:
 	free(a);

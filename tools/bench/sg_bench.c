@@ -65,6 +65,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #define NR_DPUS		64
 #define KIB		((uint64_t)1024)
 #define MIB		((uint64_t)1024 * 1024)
@@ -110,27 +112,6 @@ static void die(const char *fmt, ...)
 			    _s ? _s : "?");                                 \
 		}                                                           \
 	} while (0)
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(uint64_t *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
-}
 
 static void *big_alloc(size_t bytes)
 {
@@ -333,17 +314,17 @@ static void measure(run_fn xfer, void *xctx, run_fn base, void *bctx,
 	if (base)
 		base(bctx);
 	for (i = 0; i < reps; i++) {
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		xfer(xctx);
-		tx[i] = now_ns() - t0;
+		tx[i] = bench_now_ns() - t0;
 		if (base) {
-			t0 = now_ns();
+			t0 = bench_now_ns();
 			base(bctx);
-			tb[i] = now_ns() - t0;
+			tb[i] = bench_now_ns() - t0;
 		}
 	}
-	*xfer_ns = median(tx, reps);
-	*base_ns = base ? median(tb, reps) : 0;
+	*xfer_ns = bench_median_u64(tx, reps);
+	*base_ns = base ? bench_median_u64(tb, reps) : 0;
 }
 
 static struct row *add_row(const char *figure, const char *path,
@@ -924,9 +905,9 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 3; i++) {
 		double gbps;
 
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		memcpy(C, H, HC_BYTES);
-		gbps = (double)HC_BYTES / (double)(now_ns() - t0);
+		gbps = (double)HC_BYTES / (double)(bench_now_ns() - t0);
 		if (gbps > memcpy_gbps)
 			memcpy_gbps = gbps;
 	}

@@ -46,27 +46,6 @@ static int debug;			/* STREAM_BENCH_DEBUG set */
 #define CONSUMER "build/bench/dpu/stream_consumer"
 #define CAL_PASSES 5	/* of the transfer and of the work, to calibrate */
 
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* The consumer's work: arithmetic over the token, @rounds passes. */
 static uint64_t work(const void *buf, unsigned int n)
 {
@@ -124,14 +103,14 @@ static double pass(int move, int preload, int compute, const void *copy)
 
 	if (!bsp_stream_open(&s, 0))
 		exit(1);
-	t0 = now_us();
+	t0 = bench_now_us();
 	for (i = 0; i < tokens; i++) {
 		if (move) {
 			if (debug)	/* a clock read is a system call here (hpet) */
-				t1 = now_us();
+				t1 = bench_now_us();
 			n = bsp_stream_move_down(&s, &buf, preload);
 			if (debug)
-				in_move += now_us() - t1;
+				in_move += bench_now_us() - t1;
 			if (n != (int)token) {
 				fprintf(stderr, "stream_bench: token %u: %d bytes\n", i, n);
 				exit(1);
@@ -142,7 +121,7 @@ static double pass(int move, int preload, int compute, const void *copy)
 		if (compute)
 			sink += work(buf, token);
 	}
-	t0 = now_us() - t0;
+	t0 = bench_now_us() - t0;
 	bsp_stream_close(&s);
 	if (debug)
 		fprintf(stderr, "pass move %d preload %d compute %d: %.0f us, %.0f in move_down\n",
@@ -217,8 +196,8 @@ int main(int argc, char **argv)
 		cal_x[i] = pass(1, 0, 0, NULL);
 		cal_c[i] = pass(0, 0, 1, data);
 	}
-	x = median(cal_x, CAL_PASSES) / tokens;
-	c = median(cal_c, CAL_PASSES) / tokens;
+	x = bench_median(cal_x, CAL_PASSES) / tokens;
+	c = bench_median(cal_c, CAL_PASSES) / tokens;
 	rounds = (unsigned int)(ratio * x / c + 0.5);
 	if (!rounds)
 		rounds = 1;
@@ -232,12 +211,12 @@ int main(int argc, char **argv)
 		tl[i] = pass(1, 0, 1, NULL);
 		tp[i] = pass(1, 1, 1, NULL);
 	}
-	x = median(tx, reps);
-	c = median(tc, reps);
-	l = median(tl, reps);
-	p = median(tp, reps);
+	x = bench_median(tx, reps);
+	c = bench_median(tc, reps);
+	l = bench_median(tl, reps);
+	p = bench_median(tp, reps);
 	hidden = (l - p) / x;
-	/* the quietest repetition of each (median() sorted them) */
+	/* the quietest repetition of each (bench_median() sorted them) */
 	best = (tl[0] - tp[0]) / tx[0];
 	printf("stream %u tokens x %u B, %s as core 0, work %u passes (%.1fx a token's transfer):\n",
 	       tokens, token, dpu_core ? "a DPU program" : "a host thread", rounds, c / x);

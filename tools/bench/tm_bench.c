@@ -108,6 +108,8 @@
 
 #include <uapi/dpusim.h>
 
+#include "bench.h"
+
 #define SLOT		64	/* bytes per receive slot */
 #define OPS_BATCH	1024	/* tag-list ops per dtm_post_srq_ops call */
 #define MAX_REPS	63
@@ -152,14 +154,6 @@ static void die(const char *fmt, ...)
 
 /* ------------------------------------------------------------ time */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static inline uint64_t ticks(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -168,7 +162,7 @@ static inline uint64_t ticks(void)
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
 	return ((uint64_t)hi << 32) | lo;
 #else
-	return now_ns();
+	return bench_now_ns();
 #endif
 }
 
@@ -184,14 +178,14 @@ static void calibrate(void)
 
 	for (int k = 0; k < 2; k++) {
 		struct timespec ts = { 0, 100000000L };
-		uint64_t t0 = now_ns(), c0 = ticks(), t1, c1;
+		uint64_t t0 = bench_now_ns(), c0 = ticks(), t1, c1;
 
 		/* sleeping, not polling the clock: with the guest's hpet
 		 * clocksource every clock_gettime is a system call */
 		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 			;
 		c1 = ticks();
-		t1 = now_ns();
+		t1 = bench_now_ns();
 		if (c1 <= c0)
 			die("the TSC does not advance");
 		r[k] = (double)(t1 - t0) / (double)(c1 - c0);
@@ -222,37 +216,6 @@ static void arm_deadline(void)
 	deadline = ticks() + (uint64_t)(STALL_SECONDS * 1e9 / ns_per_tick);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median_u64(uint64_t *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
-}
-
-/* Median of n doubles (sorted in place); also the extremes. */
-static double median_dbl(double *v, size_t n, double *lo, double *hi)
-{
-	qsort(v, n, sizeof(*v), cmp_dbl);
-	if (lo)
-		*lo = v[0];
-	if (hi)
-		*hi = v[n - 1];
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Median cost of one gettimeofday (the timer ucx_perftest falls back to). */
 static double gettimeofday_ns(void)
 {
@@ -266,7 +229,7 @@ static double gettimeofday_ns(void)
 		gettimeofday(&tv, NULL);
 		s[i] = ticks() - t0;
 	}
-	return tk2ns(median_u64(s, N));
+	return tk2ns(bench_median_u64(s, N));
 }
 
 /* ------------------------------------------------------------ syscalls */
@@ -872,7 +835,7 @@ static bool ucx_run(const char *test, uint32_t n, uint32_t warm, double f[8])
 		int fds[2];
 		size_t got = 0;
 		pid_t cli;
-		uint64_t t_end = now_ns() + 300ULL * 1000000000ULL;
+		uint64_t t_end = bench_now_ns() + 300ULL * 1000000000ULL;
 
 		if (pipe2(fds, O_CLOEXEC))
 			die("pipe: %s", strerror(errno));
@@ -886,7 +849,7 @@ static bool ucx_run(const char *test, uint32_t n, uint32_t warm, double f[8])
 			if (r <= 0)
 				break;
 			got += (size_t)r;
-			if (got == cap - 1 || now_ns() > t_end)
+			if (got == cap - 1 || bench_now_ns() > t_end)
 				break;
 		}
 		out[got] = 0;
@@ -1013,10 +976,10 @@ static double pp_rep(struct ep *e, struct sender *s, const struct link *l, bool 
 	if (!ping || timer == PP_NONE)
 		return 0;
 	if (send_ns)
-		*send_ns = tk2ns(median_u64(ssamples, iters));
+		*send_ns = tk2ns(bench_median_u64(ssamples, iters));
 	if (timer == PP_TSC)
-		return tk2ns(median_u64(samples, iters)) / 2;
-	return median_u64(samples, iters) / 2;
+		return tk2ns(bench_median_u64(samples, iters)) / 2;
+	return bench_median_u64(samples, iters) / 2;
 }
 
 /*
@@ -1116,11 +1079,11 @@ static void pingpong(struct pp_result *res, uint32_t iters, uint32_t strace_iter
 			res->run_tsc[r] = med[r];
 			res->run_gtod[r] = gmed[r];
 		}
-		res->one_way_ns = median_dbl(med, reps, &res->lo_ns, &res->hi_ns);
-		res->gtod_one_way_us = median_dbl(gmed, reps, &res->gtod_lo_us, &res->gtod_hi_us);
-		res->send_ns = median_dbl(smed, reps, NULL, NULL);
+		res->one_way_ns = bench_median_range(med, reps, &res->lo_ns, &res->hi_ns);
+		res->gtod_one_way_us = bench_median_range(gmed, reps, &res->gtod_lo_us, &res->gtod_hi_us);
+		res->send_ns = bench_median_range(smed, reps, NULL, NULL);
 		if (res->ucx_n)
-			res->ucx_us = median_dbl(umed, res->ucx_n, &res->ucx_lo, &res->ucx_hi);
+			res->ucx_us = bench_median_range(umed, res->ucx_n, &res->ucx_lo, &res->ucx_hi);
 	}
 out:
 	ep_close(&e);
@@ -1301,7 +1264,7 @@ static void rate(struct rate_result *res, uint64_t n, unsigned int nreps)
 				   &pending, repost, NULL, NULL, NULL);
 	}
 	if (recv_side && res->ucx_n)
-		res->ucx_mr = median_dbl(v, res->ucx_n, &res->ucx_lo, &res->ucx_hi);
+		res->ucx_mr = bench_median_range(v, res->ucx_n, &res->ucx_lo, &res->ucx_hi);
 
 	sc_open(&sc);
 	posts0 = s.posts;
@@ -1335,16 +1298,16 @@ static void rate(struct rate_result *res, uint64_t n, unsigned int nreps)
 		}
 		for (unsigned int r = 0; r < nreps; r++)
 			v[r] = tk2ns((double)other.busy[r]) / (double)n;
-		res->send_ns = median_dbl(v, nreps, NULL, NULL);
+		res->send_ns = bench_median_range(v, nreps, NULL, NULL);
 		for (unsigned int r = 0; r < nreps; r++)
 			v[r] = tk2ns((double)busy[r]) / (double)n;
-		res->repost_ns = median_dbl(v, nreps, NULL, NULL);
+		res->repost_ns = bench_median_range(v, nreps, NULL, NULL);
 		for (unsigned int r = 0; r < nreps; r++)
 			v[r] = res->run_ours[r] = (double)n / (tk2ns((double)t[r]) / 1e9);
-		res->msgs_per_s = median_dbl(v, nreps, &res->lo, &res->hi);
+		res->msgs_per_s = bench_median_range(v, nreps, &res->lo, &res->hi);
 		for (unsigned int r = 0; r < nreps; r++)
 			v[r] = (double)n / (tk2ns((double)tb[r]) / 1e9);
-		res->batch_msgs_per_s = median_dbl(v, nreps, &res->batch_lo, &res->batch_hi);
+		res->batch_msgs_per_s = bench_median_range(v, nreps, &res->batch_lo, &res->batch_hi);
 	}
 	ep_close(&e);
 	if (!recv_side)
@@ -1516,8 +1479,8 @@ static void matching(struct match_result *res, uint32_t msgs)
 		}
 		for (unsigned int i = 0; i < nl; i++)
 			for (int c = 0; c < 2; c++) {
-				m[i].v[c][r] = tk2ns(median_u64(m[i].samples[c], msgs));
-				m[i].vs[c][r] = tk2ns(median_u64(m[i].ssamples[c], msgs));
+				m[i].v[c][r] = tk2ns(bench_median_u64(m[i].samples[c], msgs));
+				m[i].vs[c][r] = tk2ns(bench_median_u64(m[i].ssamples[c], msgs));
 			}
 	}
 	if (dtm_poll_cq(e.cq, 1, &wc) != 0)
@@ -1528,10 +1491,10 @@ static void matching(struct match_result *res, uint32_t msgs)
 		struct match_row *row = &res->rows[res->nr++];
 
 		row->len = m[i].len;
-		row->last_ns = median_dbl(m[i].v[0], reps, &row->last_lo, &row->last_hi);
-		row->first_ns = median_dbl(m[i].v[1], reps, NULL, NULL);
-		row->last_send_ns = median_dbl(m[i].vs[0], reps, NULL, NULL);
-		row->first_send_ns = median_dbl(m[i].vs[1], reps, NULL, NULL);
+		row->last_ns = bench_median_range(m[i].v[0], reps, &row->last_lo, &row->last_hi);
+		row->first_ns = bench_median_range(m[i].v[1], reps, NULL, NULL);
+		row->last_send_ns = bench_median_range(m[i].vs[0], reps, NULL, NULL);
+		row->first_send_ns = bench_median_range(m[i].vs[1], reps, NULL, NULL);
 		row->ratio = prev > 0 ? row->last_ns / prev : 0;
 		row->send_ratio = prev_send > 0 ? row->last_send_ns / prev_send : 0;
 		if (row->ratio > res->worst_ratio)
@@ -1694,7 +1657,7 @@ static void floor_run(struct floor_result *res, uint32_t iters)
 		for (int k = 0; k < NR_FLOOR; k++)
 			v[k][r] = tk2ns((double)floor_rep(sh, fd, k, iters)) / (2.0 * iters);
 	for (int k = 0; k < NR_FLOOR; k++)
-		res->one_way_ns[k] = median_dbl(v[k], reps, &res->lo_ns[k], &res->hi_ns[k]);
+		res->one_way_ns[k] = bench_median_range(v[k], reps, &res->lo_ns[k], &res->hi_ns[k]);
 	unpin();
 	res->ran = true;
 	munmap((void *)sh, 4096);

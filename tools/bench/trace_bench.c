@@ -31,6 +31,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
+
 #define EMPTY "build/bench/dpu/empty"
 
 static double now_ns(void)
@@ -39,19 +41,6 @@ static double now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 struct tm_loop {
@@ -187,7 +176,7 @@ int main(int argc, char **argv)
 			}
 			t[r] = (now_ns() - t0) / ops;
 		}
-		res[f] = median(t, reps);
+		res[f] = bench_median(t, reps);
 		printf("%-8s %10.0f ns per operation (median of %u rounds of %u)\n", names[f],
 		       res[f], reps, ops);
 	}

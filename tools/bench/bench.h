@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench.h - what the benchmarks of tools/bench share: the monotonic clock
+ * and medians.  Each median sorts its array in place (callers that look at
+ * the quickest repetition afterwards rely on it) and takes n >= 1.
+ */
+#ifndef DPUSIM_BENCH_H
+#define DPUSIM_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+static inline uint64_t bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static inline double bench_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static inline int bench_cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static inline int bench_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of @n doubles, and the smallest and largest (either may be NULL) */
+static inline double bench_median_range(double *v, size_t n, double *lo, double *hi)
+{
+	qsort(v, n, sizeof(*v), bench_cmp_dbl);
+	if (lo)
+		*lo = v[0];
+	if (hi)
+		*hi = v[n - 1];
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static inline double bench_median(double *v, size_t n)
+{
+	return bench_median_range(v, n, NULL, NULL);
+}
+
+static inline double bench_median_u64(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), bench_cmp_u64);
+	return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
+}
+
+#endif
