@@ -61,6 +61,14 @@ static uint64_t work(const void *buf, unsigned int n)
 
 static volatile uint64_t sink;
 
+/* Under STREAM_BENCH_DEBUG: a pass's time and the part of it in move_down */
+static void debug_pass(int move, int preload, int compute, double us, double in_move)
+{
+	if (debug)
+		fprintf(stderr, "pass move %d preload %d compute %d: %.0f us, %.0f in move_down\n",
+			move, preload, compute, us, in_move);
+}
+
 /* One pass run by the DPU program; µs. */
 static double dpu_pass(int move, int preload, int compute)
 {
@@ -83,9 +91,7 @@ static double dpu_pass(int move, int preload, int compute)
 		fprintf(stderr, "stream_bench: the DPU program failed at token %d\n", bad);
 		exit(1);
 	}
-	if (debug)
-		fprintf(stderr, "pass move %d preload %d compute %d: %.0f us, %.0f in move_down\n",
-			move, preload, compute, cycles / 350.0, mc / 350.0);
+	debug_pass(move, preload, compute, cycles / 350.0, mc / 350.0);
 	return cycles / 350.0;	/* the perfcounter's 350 MHz cycles */
 }
 
@@ -123,9 +129,7 @@ static double pass(int move, int preload, int compute, const void *copy)
 	}
 	t0 = bench_now_us() - t0;
 	bsp_stream_close(&s);
-	if (debug)
-		fprintf(stderr, "pass move %d preload %d compute %d: %.0f us, %.0f in move_down\n",
-			move, preload, compute, t0, in_move);
+	debug_pass(move, preload, compute, t0, in_move);
 	return t0;
 }
 

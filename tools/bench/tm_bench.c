@@ -1607,7 +1607,6 @@ static uint64_t floor_rep(volatile uint64_t *sh, int fd, int variant, uint32_t i
 {
 	uint64_t t0 = 0;
 	pid_t pid;
-	int st;
 
 	sh[0] = sh[8] = 0;
 	fflush(NULL);
@@ -1632,8 +1631,7 @@ static uint64_t floor_rep(volatile uint64_t *sh, int fd, int variant, uint32_t i
 		floor_wait(&sh[8], i);
 	}
 	t0 = ticks() - t0;
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
-		die("floor: the pong process failed");
+	reap(pid, "floor");
 	return t0;
 }
 

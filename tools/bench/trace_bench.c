@@ -35,14 +35,6 @@
 
 #define EMPTY "build/bench/dpu/empty"
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
 struct tm_loop {
 	struct dtm_context *ctx;
 	struct dtm_cq *scq, *qcq;
@@ -145,7 +137,7 @@ int main(int argc, char **argv)
 	}
 	for (f = 0; f < 4; f++) {
 		for (r = 0; r < reps; r++) {
-			t0 = now_ns();
+			t0 = (double)bench_now_ns();
 			for (i = 0; i < ops; i++) {
 				int bad = 0;
 
@@ -174,7 +166,7 @@ int main(int argc, char **argv)
 					return 1;
 				}
 			}
-			t[r] = (now_ns() - t0) / ops;
+			t[r] = ((double)bench_now_ns() - t0) / ops;
 		}
 		res[f] = bench_median(t, reps);
 		printf("%-8s %10.0f ns per operation (median of %u rounds of %u)\n", names[f],
