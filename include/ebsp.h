@@ -40,6 +40,8 @@ typedef struct ebsp_stream {
 	uint64_t data_off;	/* where its data lies in the stream */
 	void *buf[2];		/* token buffers, @cap bytes each */
 	uint32_t cap;
+	void *reg;		/* the buffers registered at the open, or NULL */
+	size_t reg_len;		/* bytes mapped at @reg */
 	int cur;		/* the buffer returned last */
 	int preloaded;		/* the next token is in flight into buf[cur ^ 1] */
 	int up_pending;		/* a move_up without wait is in flight */

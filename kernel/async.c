@@ -4,8 +4,10 @@
  *
  * The submitting call does everything a synchronous transfer does before
  * the copy (check, pin and charge the user pages, populate the memory),
- * under the rank's xfer_lock, and queues a job on the rank's ordered
- * workqueue: every error comes back at submit, with nothing changed.  The
+ * under the rank's xfer_lock, and queues a job on the rank's list: every
+ * error comes back at submit, with nothing changed.  One work item per
+ * rank (on an ordered workqueue) runs the jobs in submission order and
+ * lingers a little for the next one (DPUSIM_ASYNC_POLL_NS).  The
  * open file's queue is bounded (DPUSIM_ASYNC_MAX_*, EAGAIN over a limit):
  * jobs, blocks, bytes (moved and padded) and pinned pages.  The job keeps
  * its own copy of the DPU and block lists (charged to the memory cgroup),
@@ -18,6 +20,8 @@
  */
 #include <kunit/visibility.h>
 #include <linux/mm.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/stat.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -26,20 +30,52 @@
 
 /**
  * struct dpusim_async_job - one queued DPUSIM_XFER_ASYNC transfer
- * @work: on the rank's async_wq
+ * @node: in the rank's async_jobs
  * @rank: the rank
  * @p: the pinned transfer; its lists are the job's own copies
  */
 struct dpusim_async_job {
-	struct work_struct work;
+	struct list_head node;
 	struct dpusim_rank *rank;
 	struct dpusim_xfer_pin p;
 	u64 seq;		/* for the tracepoints: which job */
 	u64 queued_ns;		/* when it was queued, if traced */
 };
 
+/*
+ * How long the rank's worker lingers after its last job for the next one,
+ * and a DPUSIM_IOCTL_SYNC polls before it sleeps.  Under emulation a
+ * thread woken on the other CPU started 40 to 110 us after it was woken
+ * (the dpusim_async_done tracepoint's wait_ns, 256 KiB stream moves, the
+ * median 66 us): a consumer that submits the next move as soon as the
+ * last one is done finds the worker still here, as a DMA engine waits for
+ * its next descriptor; and a SYNC that finds the copy a few microseconds
+ * from its end does not pay a wake-up.  Both poll only while nothing else
+ * waits for their CPU, as KVM's halt polling does.
+ */
+#define DPUSIM_ASYNC_POLL_NS	(200 * NSEC_PER_USEC)
+
+/*
+ * Poll @cond for at most DPUSIM_ASYNC_POLL_NS; its last value.
+ * local_clock(), not ktime_get_ns(): the clocksource may be an emulated
+ * device; and no cpu_relax(): under QEMU's TCG each PAUSE leaves the
+ * translated code (stream_move.c's poll does the same).
+ */
+#define dpusim_async_poll(cond)						\
+	({								\
+		u64 __end = local_clock() + DPUSIM_ASYNC_POLL_NS;	\
+		bool __ok;						\
+									\
+		while (!(__ok = (cond)) && !need_resched() &&		\
+		       single_task_running() && local_clock() < __end)	\
+			barrier();					\
+		__ok;							\
+	})
+
 /* Numbers the jobs of every rank, for the tracepoints */
 static atomic64_t dpusim_async_seq = ATOMIC64_INIT(0);
+
+static void dpusim_async_work(struct work_struct *work);
 
 /**
  * dpusim_async_init - create the rank's workqueue
@@ -51,6 +87,10 @@ int dpusim_async_init(struct dpusim_rank *rank)
 {
 	atomic_set(&rank->async_pending, 0);
 	atomic_set(&rank->async_error, 0);
+	INIT_WORK(&rank->async_work, dpusim_async_work);
+	spin_lock_init(&rank->async_lock);
+	INIT_LIST_HEAD(&rank->async_jobs);
+	rank->async_running = false;
 	init_waitqueue_head(&rank->async_idle);
 	rank->async_wq = alloc_ordered_workqueue("dpusim_rank%u", 0,
 						 rank->index);
@@ -108,9 +148,9 @@ static void dpusim_async_job_free(struct dpusim_async_job *job, bool dirty)
 	kfree(job);
 }
 
-static void dpusim_async_work(struct work_struct *work)
+/* Run one job: copy, then let go of everything it holds. */
+static void dpusim_async_run(struct dpusim_async_job *job)
 {
-	struct dpusim_async_job *job = container_of(work, typeof(*job), work);
 	struct dpusim_rank *rank = job->rank;
 	const struct dpusim_xfer *x = &job->p.x;
 	u64 t0 = 0, t1;
@@ -140,6 +180,46 @@ static void dpusim_async_work(struct work_struct *work)
 		wake_up_all(&rank->async_idle);
 }
 
+/* The first queued job, taken off the list; NULL if there is none. */
+static struct dpusim_async_job *dpusim_async_next(struct dpusim_rank *rank,
+						  bool last)
+{
+	struct dpusim_async_job *job;
+
+	spin_lock(&rank->async_lock);
+	job = list_first_entry_or_null(&rank->async_jobs, typeof(*job), node);
+	if (job)
+		list_del(&job->node);
+	else if (last)
+		rank->async_running = false;	/* the next submit kicks */
+	spin_unlock(&rank->async_lock);
+	return job;
+}
+
+/*
+ * The rank's work item: the queued jobs one after the other, in order,
+ * then a linger for the next one (it runs with no wake-up) before it
+ * returns.  The rank outlives it: dpusim_async_fini() flushes the queue.
+ */
+static void dpusim_async_work(struct work_struct *work)
+{
+	struct dpusim_rank *rank = container_of(work, struct dpusim_rank,
+						async_work);
+	struct dpusim_async_job *job;
+
+	for (;;) {
+		job = dpusim_async_next(rank, false);
+		if (!job) {
+			dpusim_async_poll(!list_empty_careful(&rank->async_jobs));
+			job = dpusim_async_next(rank, true);
+			if (!job)
+				return;
+		}
+		dpusim_async_run(job);
+		cond_resched();
+	}
+}
+
 /* A kvmalloc'ed, memcg-charged copy; NULL for 0 bytes too. */
 static void *dpusim_kvdup(const void *src, size_t n)
 {
@@ -165,11 +245,11 @@ int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *src)
 	const struct dpusim_xfer *x = &src->x;
 	struct dpusim_async_job *job;
 	int ret, queued;
+	bool kick;
 
 	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return -ENOMEM;
-	INIT_WORK(&job->work, dpusim_async_work);
 	job->rank = rank;
 	job->p.x = *x;
 	job->p.bytes = src->bytes;
@@ -212,7 +292,14 @@ int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *src)
 	trace_dpusim_async_queue(rank->index, job->seq, x->nr_dpus, x->nr_blocks, job->p.bytes,
 				 queued);
 	dpusim_rank_get(rank);
-	queue_work(rank->async_wq, &job->work);
+	/* in order: under xfer_lock, as the submits are */
+	spin_lock(&rank->async_lock);
+	list_add_tail(&job->node, &rank->async_jobs);
+	kick = !rank->async_running;
+	rank->async_running = true;
+	spin_unlock(&rank->async_lock);
+	if (kick)
+		queue_work(rank->async_wq, &rank->async_work);
 	mutex_unlock(&rank->xfer_lock);
 	return 0;
 
@@ -242,7 +329,7 @@ int dpusim_async_wait_idle(struct dpusim_rank *rank, u32 timeout_ms)
 {
 	long left;
 
-	if (dpusim_async_idle(rank))
+	if (dpusim_async_idle(rank) || dpusim_async_poll(dpusim_async_idle(rank)))
 		return 0;
 	if (!timeout_ms)
 		timeout_ms = DPUSIM_SYNC_DEFAULT_TIMEOUT_MS;

@@ -157,7 +157,11 @@ struct dpusim_async_usage {
  * @dpus: the DPUs, @nr_dpus of them
  * @budget: where the memory of the DPUs is charged
  * @stats: transfer counters
- * @async_wq: ordered workqueue of the rank's DPUSIM_XFER_ASYNC jobs
+ * @async_wq: workqueue of @async_work
+ * @async_work: runs the queued DPUSIM_XFER_ASYNC jobs, in order
+ * @async_lock: protects @async_jobs and @async_running
+ * @async_jobs: jobs queued and not started, in submission order
+ * @async_running: @async_work is queued or runs (a new job needs no kick)
  * @async_pending: jobs queued and not finished
  * @async_error: first error of a job since the last DPUSIM_IOCTL_SYNC
  * @async_idle: woken when @async_pending drops to 0
@@ -189,6 +193,10 @@ struct dpusim_rank {
 	struct dpusim_budget *budget;
 	struct dpusim_xfer_stats stats;
 	struct workqueue_struct *async_wq;
+	struct work_struct async_work;
+	spinlock_t async_lock;	/* protects async_jobs, async_running */
+	struct list_head async_jobs;
+	bool async_running;
 	atomic_t async_pending;
 	atomic_t async_error;
 	wait_queue_head_t async_idle;
@@ -282,6 +290,25 @@ struct dpusim_worker {
  *
  * All but @mem under the rank's xfer_lock.
  */
+/**
+ * struct dpusim_stream_buf - a core's registered token buffer (stream_buf.c)
+ * @ref: the stream's while open, and one per move using it
+ * @rank: whose pinned_pages counts @nr_pages
+ * @mm: the registering process's, mmgrab'ed; charged @nr_pages pinned
+ *      pages (NULL only for a KUnit test's buffer of kernel pages)
+ * @len: bytes registered
+ * @nr_pages: entries of @pages
+ * @pages: the pinned pages, in order
+ */
+struct dpusim_stream_buf {
+	struct kref ref;
+	struct dpusim_rank *rank;
+	struct mm_struct *mm;
+	u64 len;
+	unsigned long nr_pages;
+	struct page **pages;
+};
+
 struct dpusim_stream {
 	u32 id;
 	u32 token_size;
@@ -295,6 +322,7 @@ struct dpusim_stream {
 	unsigned long table_pages;
 	struct dpusim_budget *budget;
 	struct dpusim_mem mem;
+	struct dpusim_stream_buf *buf;	/* its core's, while open */
 };
 
 /* main.c */
@@ -395,6 +423,8 @@ struct dpusim_order {
  * @npinned: entries of @upages pinned
  * @mm: where @ncharged pages are charged (mm->pinned_vm), mmgrab'ed
  * @ncharged: pages charged
+ * @sbuf: with DPUSIM_XFER_STREAM_BUF: the registered buffer whose pages
+ *        @pages names (none pinned per move), with a reference
  */
 struct dpusim_xfer_pin {
 	struct dpusim_rank *rank;
@@ -410,6 +440,7 @@ struct dpusim_xfer_pin {
 	unsigned long npinned;
 	struct mm_struct *mm;
 	unsigned long ncharged;
+	struct dpusim_stream_buf *sbuf;
 };
 
 int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
@@ -514,6 +545,14 @@ int dpusim_stream_open_ioctl(struct dpusim_ucmd *ucmd);
 int dpusim_stream_close_ioctl(struct dpusim_ucmd *ucmd);
 int dpusim_stream_seek_ioctl(struct dpusim_ucmd *ucmd);
 int dpusim_stream_cmd_respond(struct dpusim_ucmd *ucmd, unsigned int cmd);
+
+/* stream_buf.c */
+struct dpusim_stream_buf *dpusim_stream_buf_register(struct dpusim_rank *rank,
+						     u64 addr, u64 len);
+void dpusim_stream_buf_put(struct dpusim_stream_buf *b);
+struct page *dpusim_stream_buf_page(const struct dpusim_stream_buf *b, u64 off);
+struct dpusim_stream_buf *dpusim_stream_buf_get(struct dpusim_rank *rank,
+						const struct dpusim_xfer *x);
 
 /* stream_move.c */
 void dpusim_stream_job_init(struct dpusim_worker *w);

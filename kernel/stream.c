@@ -176,6 +176,7 @@ static void dpusim_stream_destroy(struct dpusim_stream *s)
 {
 	if (s->table_pages)
 		dpusim_budget_uncharge(s->budget, s->table_pages);
+	dpusim_stream_buf_put(s->buf);
 	dpusim_mem_free(&s->mem);
 	kvfree(s->sizes);
 	kvfree(s->offs);
@@ -336,13 +337,16 @@ int dpusim_stream_core_check(struct dpusim_rank *rank, u32 core,
 
 /*
  * Open, close or seek; with @ucmd the answer is written under xfer_lock
- * before the stream changes: a call that fails changes nothing.
+ * before the stream changes: a call that fails changes nothing.  An
+ * OPEN's buffer is pinned first, outside the lock (pinning may fault),
+ * and let go if the open fails; a CLOSE lets go of the stream's.
  */
 static int dpusim_stream_cmd_answer(struct dpusim_rank *rank, unsigned int cmd,
 				    struct dpusim_stream_cmd *c,
 				    struct dpusim_ucmd *ucmd,
 				    struct dpusim_worker *w)
 {
+	struct dpusim_stream_buf *buf = NULL;
 	struct dpusim_stream *s;
 	s32 core;
 	u32 cursor;
@@ -350,11 +354,18 @@ static int dpusim_stream_cmd_answer(struct dpusim_rank *rank, unsigned int cmd,
 	int ret = 0;
 
 	if (c->flags || c->core >= rank->nr_dpus ||
-	    (cmd != DPUSIM_CMD_STREAM_SEEK && c->delta))
+	    (cmd != DPUSIM_CMD_STREAM_SEEK && c->delta) ||
+	    !c->buf != !c->buf_len ||
+	    (c->buf && (cmd != DPUSIM_CMD_STREAM_OPEN || w)))
 		return -EINVAL;
+	if (c->buf) {
+		buf = dpusim_stream_buf_register(rank, c->buf, c->buf_len);
+		if (IS_ERR(buf))
+			return PTR_ERR(buf);
+	}
 	ret = mutex_lock_interruptible(&rank->xfer_lock);
 	if (ret)
-		return ret;
+		goto out_buf;
 	ret = dpusim_stream_core_check(rank, c->core, w);
 	if (ret)
 		goto out;
@@ -404,9 +415,14 @@ static int dpusim_stream_cmd_answer(struct dpusim_rank *rank, unsigned int cmd,
 	if (!ret) {
 		s->core = core;
 		s->cursor = cursor;
+		if (cmd != DPUSIM_CMD_STREAM_SEEK)
+			swap(s->buf, buf);	/* OPEN: in; CLOSE: out */
 	}
 out:
 	mutex_unlock(&rank->xfer_lock);
+out_buf:
+	/* a failed OPEN's, or the one CLOSE took out (moves hold their own) */
+	dpusim_stream_buf_put(buf);
 	return ret;
 }
 

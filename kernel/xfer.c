@@ -32,7 +32,8 @@
 
 #define DPUSIM_XFER_FLAGS \
 	(DPUSIM_XFER_FROM_DPU | DPUSIM_XFER_NO_LENGTH_CHECK | \
-	 DPUSIM_XFER_WRAM | DPUSIM_XFER_ASYNC | DPUSIM_XFER_STREAM)
+	 DPUSIM_XFER_WRAM | DPUSIM_XFER_ASYNC | DPUSIM_XFER_STREAM |	\
+	 DPUSIM_XFER_STREAM_BUF)
 
 /**
  * dpusim_walk_init - start walking a DPU's blocks
@@ -114,7 +115,8 @@ static int dpusim_xfer_check_header(const struct dpusim_rank *rank,
 	u64 end, size;
 	u32 align;
 
-	if (x->flags & ~DPUSIM_XFER_FLAGS || x->__reserved)
+	if (x->flags & ~DPUSIM_XFER_FLAGS || x->__reserved ||
+	    (x->flags & DPUSIM_XFER_STREAM_BUF && !(x->flags & DPUSIM_XFER_STREAM)))
 		return -EINVAL;
 	if (x->flags & DPUSIM_XFER_STREAM) {
 		mem = dpusim_xfer_mem((struct dpusim_rank *)rank, x, 0);
@@ -795,6 +797,33 @@ void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 				     &rank->stats.bytes_from_dpu);
 }
 
+/*
+ * DPUSIM_XFER_STREAM_BUF: the pieces' pages are the registered buffer's,
+ * looked up by offset (pinned at the open, nothing to pin or charge); the
+ * move holds a reference to the buffer until dpusim_xfer_unpin().
+ */
+static int dpusim_xfer_pages_stream_buf(struct dpusim_rank *rank,
+					struct dpusim_xfer_pin *p)
+{
+	struct dpusim_stream_buf *b = dpusim_stream_buf_get(rank, &p->x);
+	unsigned long nr = 0, e;
+	u64 addr, len, last = 1, off;
+
+	if (IS_ERR(b))
+		return PTR_ERR(b);
+	p->sbuf = b;
+	dpusim_order_init(&p->o, rank, &p->x, p->dpus, p->blocks);
+	while (dpusim_order_next(&p->o, &addr, &len)) {
+		/* blocks lie inside the buffer: offsets, not addresses */
+		if (addr >= b->len || len > b->len - addr)
+			return -EINVAL;
+		e = dpusim_piece_pages(&last, &nr, addr, len);
+		for (off = addr & PAGE_MASK; e < nr; e++, off += PAGE_SIZE)
+			p->pages[e] = dpusim_stream_buf_page(b, off);
+	}
+	return 0;
+}
+
 /**
  * dpusim_xfer_pin_user - allocate the order and pin a transfer's user pages
  * @rank: the rank, its xfer_lock held
@@ -822,6 +851,7 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 	p->upages = NULL;
 	p->mm = NULL;
 	p->ncharged = 0;
+	p->sbuf = NULL;
 	/*
 	 * A copy of the arrays per chunk of a copy on two CPUs: a large
 	 * synchronous one (an asynchronous one leaves the other CPU to the
@@ -851,7 +881,9 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 		ret = -ENOMEM;
 		goto err;
 	}
-	if (sorted) {
+	if (x->flags & DPUSIM_XFER_STREAM_BUF) {
+		ret = dpusim_xfer_pages_stream_buf(rank, p);
+	} else if (sorted) {
 		ret = dpusim_pin_charge(rank, p, nr_pages);
 		if (ret)
 			goto err;
@@ -879,6 +911,8 @@ err:
  */
 void dpusim_xfer_unpin(struct dpusim_xfer_pin *p, bool dirty)
 {
+	dpusim_stream_buf_put(p->sbuf);
+	p->sbuf = NULL;
 	if (p->x.flags & DPUSIM_XFER_FROM_DPU)
 		unpin_user_pages_dirty_lock(p->upages, p->npinned, dirty);
 	else

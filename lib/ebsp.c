@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "ebsp.h"
 #include "internal.h"
@@ -33,6 +34,8 @@ struct stream_map {
 	struct dpu_rank_t *rank;
 	void *addr;
 	size_t len;
+	uint32_t id;
+	uint32_t token_size;
 	struct stream_map *next;
 };
 static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -143,7 +146,7 @@ DPUSIM_API void *bsp_stream_create(int stream_size, int token_size,
 		free(m);
 		return NULL;
 	}
-	*m = (struct stream_map){ rank, addr, c.mem_size, NULL };
+	*m = (struct stream_map){ rank, addr, c.mem_size, c.id, c.token_size, NULL };
 	pthread_mutex_lock(&maps_lock);
 	m->next = maps;
 	maps = m;
@@ -200,7 +203,17 @@ static int stream_move(ebsp_stream *s, uint32_t flags, uint64_t off,
 	return xioctl(s->rank->fd, DPUSIM_IOCTL_XFER, &x);
 }
 
-/* Buffers of at least @need bytes (none in flight). */
+/* The buffers were malloc()'ed (not the registered ones). */
+static int stream_own_bufs(const ebsp_stream *s)
+{
+	return s->buf[0] && s->buf[0] != s->reg;
+}
+
+/*
+ * Buffers of at least @need bytes (none in flight).  A token larger than
+ * the registered buffers (a token moved up bigger than the stream's
+ * token size) gets malloc()'ed ones, moved as user addresses from then on.
+ */
 static int stream_room(ebsp_stream *s, uint32_t need)
 {
 	void *b0, *b1;
@@ -214,11 +227,86 @@ static int stream_room(ebsp_stream *s, uint32_t need)
 		free(b1);
 		return -1;
 	}
-	free(s->buf[0]);
-	free(s->buf[1]);
+	if (stream_own_bufs(s)) {
+		free(s->buf[0]);
+		free(s->buf[1]);
+	}
 	s->buf[0] = b0;
 	s->buf[1] = b1;
 	s->cap = need;
+	return 0;
+}
+
+/* Let go of the token buffers (none in flight, the stream closed). */
+static void stream_bufs_free(ebsp_stream *s)
+{
+	if (stream_own_bufs(s)) {
+		free(s->buf[0]);
+		free(s->buf[1]);
+	}
+	if (s->reg)
+		munmap(s->reg, s->reg_len);
+	s->buf[0] = s->buf[1] = NULL;
+	s->reg = NULL;
+	s->reg_len = 0;
+	s->cap = 0;
+}
+
+/* The token size of stream @id of @rank, if bsp_stream_create() made it; else 0. */
+static uint32_t stream_token_size(struct dpu_rank_t *rank, int id)
+{
+	struct stream_map *m;
+	uint32_t t = 0;
+
+	pthread_mutex_lock(&maps_lock);
+	for (m = maps; m; m = m->next)
+		if (m->rank == rank && m->id == (uint32_t)id)
+			t = m->token_size;
+	pthread_mutex_unlock(&maps_lock);
+	return t;
+}
+
+/*
+ * Open, registering two page-aligned token buffers with the kernel
+ * (struct dpusim_stream_cmd @buf): their pages are pinned once, and each
+ * move names them by offset (DPUSIM_XFER_STREAM_BUF) instead of pinning
+ * them again.  If the kernel will not pin them (RLIMIT_MEMLOCK, a token
+ * size too large), the open goes on without: malloc()'ed buffers, moved
+ * as user addresses.  Returns 0 or the open's errno.
+ */
+static int stream_open_reg(ebsp_stream *s, struct dpusim_stream_cmd *o)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint32_t t = stream_token_size(s->rank, s->id);
+	size_t half;
+	void *reg;
+	int err;
+
+	if (t && page > 0) {
+		half = ((size_t)t + HDR + (size_t)page - 1) / (size_t)page * (size_t)page;
+		reg = mmap(NULL, 2 * half, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (reg != MAP_FAILED) {
+			*o = (struct dpusim_stream_cmd){
+				.size = sizeof(*o), .id = (uint32_t)s->id, .core = s->core,
+				.buf = (uintptr_t)reg, .buf_len = 2 * half,
+			};
+			if (!xioctl(s->rank->fd, DPUSIM_IOCTL_STREAM_OPEN, o)) {
+				s->reg = reg;
+				s->reg_len = 2 * half;
+				s->buf[0] = reg;
+				s->buf[1] = (char *)reg + half;
+				s->cap = (uint32_t)(half < UINT32_MAX ? half : UINT32_MAX);
+				return 0;
+			}
+			err = errno;
+			munmap(reg, 2 * half);
+			if (err == EBUSY || err == ENOENT || err == EINTR)
+				return err;
+		}
+	}
+	if (stream_cmd(s, DPUSIM_IOCTL_STREAM_OPEN, 0, o))
+		return errno;
 	return 0;
 }
 
@@ -227,6 +315,7 @@ DPUSIM_API int bsp_stream_open(ebsp_stream *stream, int stream_id)
 	struct dpu_rank_t *rank = atomic_load(&target);
 	struct dpusim_stream_cmd o;
 	char what[96];
+	int err;
 
 	if (!stream) {
 		ebsp_err("bsp_stream_open", "no stream struct", 0);
@@ -246,9 +335,8 @@ DPUSIM_API int bsp_stream_open(ebsp_stream *stream, int stream_id)
 	stream->id = stream_id;
 	stream->core = this_core;
 	stream->rank = rank;
-	if (stream_cmd(stream, DPUSIM_IOCTL_STREAM_OPEN, 0, &o)) {
-		int err = errno;
-
+	err = stream_open_reg(stream, &o);
+	if (err) {
 		if (err == EBUSY)
 			snprintf(what, sizeof(what), "stream %d is open by another core (core %u asked)",
 				 stream_id, this_core);
@@ -264,6 +352,7 @@ DPUSIM_API int bsp_stream_open(ebsp_stream *stream, int stream_id)
 	if (stream_room(stream, o.token_size + HDR)) {
 		ebsp_err("bsp_stream_open", "out of memory", ENOMEM);
 		stream_cmd(stream, DPUSIM_IOCTL_STREAM_CLOSE, 0, &o);
+		stream_bufs_free(stream);
 		stream->id = -1;
 		return 0;
 	}
@@ -290,20 +379,24 @@ DPUSIM_API void bsp_stream_close(ebsp_stream *stream)
 		stream_sync(stream);
 	if (stream_cmd(stream, DPUSIM_IOCTL_STREAM_CLOSE, 0, &o))
 		ebsp_err("bsp_stream_close", "closing", errno);
-	free(stream->buf[0]);
-	free(stream->buf[1]);
-	stream->buf[0] = stream->buf[1] = NULL;
-	stream->cap = 0;
+	stream_bufs_free(stream);
 	stream->id = -1;
 }
 
-/* Fetch the next token (s->size bytes, at s->data_off) into buf[i]. */
+/*
+ * Fetch the next token (s->size bytes, at s->data_off) into buf[i]: by
+ * its offset in the registered buffers if it is one of them.
+ */
 static int stream_fetch(ebsp_stream *s, int i, int async)
 {
 	struct dpusim_block b = { (uintptr_t)s->buf[i], s->size + HDR };
+	uint32_t flags = DPUSIM_XFER_FROM_DPU | (async ? DPUSIM_XFER_ASYNC : 0);
 
-	return stream_move(s, DPUSIM_XFER_FROM_DPU | (async ? DPUSIM_XFER_ASYNC : 0),
-			   s->data_off, &b, 1);
+	if (!stream_own_bufs(s) && s->reg) {
+		b.addr = (uint64_t)((char *)s->buf[i] - (char *)s->reg);
+		flags |= DPUSIM_XFER_STREAM_BUF;
+	}
+	return stream_move(s, flags, s->data_off, &b, 1);
 }
 
 DPUSIM_API int bsp_stream_move_down(ebsp_stream *stream, void **buffer,

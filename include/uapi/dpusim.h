@@ -148,6 +148,16 @@ enum {
 	 * program is the core, DPUSIM_IOCTL_WORKER_STREAM_MOVE): EBUSY.
 	 */
 	DPUSIM_XFER_STREAM = 1 << 4,
+	/*
+	 * With DPUSIM_XFER_STREAM: each block's @addr is an offset into the
+	 * token buffer the core registered when it opened the stream
+	 * (struct dpusim_stream_cmd @buf), not a user address.  Its pages
+	 * were pinned once, at the open: a move pins and charges nothing.
+	 * EINVAL without DPUSIM_XFER_STREAM, if the stream has no buffer or
+	 * a block does not lie inside it; EPERM from a process other than
+	 * the one that registered it.
+	 */
+	DPUSIM_XFER_STREAM_BUF = 1 << 5,
 };
 
 /* Limits of one DPUSIM_IOCTL_XFER (E2BIG above them) */
@@ -663,6 +673,7 @@ struct dpusim_move_ring {
 #define DPUSIM_STREAM_MAX_BYTES		(1ULL << 29)	/* data bytes */
 #define DPUSIM_STREAM_MIN_TOKEN		16U		/* EBSP's minimum */
 #define DPUSIM_STREAM_HEADER		8U		/* prevsize, nextsize */
+#define DPUSIM_STREAM_MAX_BUF		(1ULL << 30)	/* a core's token buffer */
 /*
  * mmap() of the rank file at DPUSIM_MMAP_STREAM(id) (MAP_SHARED, at most
  * the stream's mem_size bytes) shows a stream's memory, in EBSP's format:
@@ -721,13 +732,25 @@ struct dpusim_stream_create {
  * @offset: out, the offset of the header of the token at the cursor
  * @token_size: out, the token size the stream was created with
  * @prev: out, the size of the token before the cursor (0 at the first)
+ * @buf: OPEN from a host thread (the rank file): 0, or a page-aligned
+ *       user buffer of @buf_len bytes that the core moves tokens into
+ *       and out of with DPUSIM_XFER_STREAM_BUF; else 0
+ * @buf_len: bytes of @buf, at most DPUSIM_STREAM_MAX_BUF; 0 without @buf
  *
  * OPEN: the stream is open by @core from now on, its cursor on token 0.
+ * With @buf, the buffer's pages are pinned, writable, and charged to the
+ * caller's RLIMIT_MEMLOCK (mm->pinned_vm) until the stream is closed or
+ * the rank's ownership ends; moves in flight keep them until they are
+ * done.  A move names the pages the buffer had at the open: the buffer
+ * must stay mapped, and not be remapped, while the stream is open.
  * CLOSE: it is open by no core.  SEEK: moves the cursor.  Errors: EINVAL
  * (unknown flag, @core not a DPU of the rank, @delta with OPEN or CLOSE,
- * CLOSE or SEEK of a stream @core has not open), ENOENT (no stream @id),
- * EBUSY (OPEN of a stream another core has open; on the rank file, @core
- * is RUNNING: while a DPU runs, its program is the core).
+ * CLOSE or SEEK of a stream @core has not open; @buf not page aligned,
+ * @buf_len 0 with @buf or not 0 without it, @buf with CLOSE, SEEK or on a
+ * worker file), ENOENT (no stream @id), EBUSY (OPEN of a stream another
+ * core has open; on the rank file, @core is RUNNING: while a DPU runs,
+ * its program is the core), E2BIG (@buf_len over DPUSIM_STREAM_MAX_BUF),
+ * EFAULT (@buf not mapped writable), ENOMEM (also: over RLIMIT_MEMLOCK).
  *
  * The same three commands on a worker file (DPUSIM_IOCTL_WORKER_STREAM_*)
  * act as the DPU the worker holds: @core must be that DPU (EPERM if not,
@@ -747,6 +770,8 @@ struct dpusim_stream_cmd {
 	__aligned_u64 offset;
 	__u32 token_size;
 	__u32 prev;
+	__aligned_u64 buf;
+	__aligned_u64 buf_len;
 };
 
 #define DPUSIM_IOCTL_STREAM_OPEN	_IO(DPUSIM_TYPE, DPUSIM_CMD_STREAM_OPEN)

@@ -5,43 +5,16 @@
  * accounting (once per distinct page), the queue's limits, a close that
  * does not wait, and a rank torn down with a job still queued.
  *
- * A "blocker" work item queued first on the rank's ordered workqueue
- * holds the jobs behind it, so a test can see them pending.
+ * A blocker (xfer_fixture.h) queued first on the rank's ordered
+ * workqueue holds the jobs behind it, so a test can see them pending.
  */
 #include <kunit/test.h>
-#include <linux/completion.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/sched/mm.h>
 #include <linux/uaccess.h>
 
 #include "xfer_fixture.h"
-
-struct blocker {
-	struct work_struct work;
-	struct completion go;
-};
-
-static void blocker_fn(struct work_struct *work)
-{
-	struct blocker *b = container_of(work, struct blocker, work);
-
-	wait_for_completion(&b->go);
-}
-
-static void block_rank(struct xfer_fixture *t, struct blocker *b)
-{
-	init_completion(&b->go);
-	INIT_WORK_ONSTACK(&b->work, blocker_fn);
-	queue_work(t->rank.async_wq, &b->work);
-}
-
-static void unblock_rank(struct blocker *b)
-{
-	complete(&b->go);
-	flush_work(&b->work);
-	destroy_work_on_stack(&b->work);
-}
 
 /* Pinned user pages are charged to mm->pinned_vm (RLIMIT_MEMLOCK). */
 static unsigned long locked_vm(void)

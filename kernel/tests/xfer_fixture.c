@@ -93,3 +93,24 @@ int xfer_run(struct xfer_fixture *t, u32 flags, u64 off, u64 len,
 
 	return dpusim_xfer_run(&t->rank, &x, dpus, blocks);
 }
+
+static void blocker_fn(struct work_struct *work)
+{
+	struct blocker *b = container_of(work, struct blocker, work);
+
+	wait_for_completion(&b->go);
+}
+
+void block_rank(struct xfer_fixture *t, struct blocker *b)
+{
+	init_completion(&b->go);
+	INIT_WORK_ONSTACK(&b->work, blocker_fn);
+	queue_work(t->rank.async_wq, &b->work);
+}
+
+void unblock_rank(struct blocker *b)
+{
+	complete(&b->go);
+	flush_work(&b->work);
+	destroy_work_on_stack(&b->work);
+}

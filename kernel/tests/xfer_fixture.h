@@ -9,6 +9,8 @@
 #define _DPUSIM_XFER_FIXTURE_H
 
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/workqueue.h>
 
 #include "../dpusim.h"
 
@@ -31,6 +33,18 @@ void xfer_mem_rw(struct dpusim_mem *mem, u64 off, u8 *buf, size_t len,
 		 bool to_mem);
 void xfer_mram_read(struct xfer_fixture *t, u32 dpu, u64 off, u8 *out,
 		    size_t len);
+/*
+ * A work item queued first on the rank's ordered workqueue: the rank's
+ * asynchronous jobs wait behind it until unblock_rank().
+ */
+struct blocker {
+	struct work_struct work;
+	struct completion go;
+};
+
+void block_rank(struct xfer_fixture *t, struct blocker *b);
+void unblock_rank(struct blocker *b);
+
 int xfer_run(struct xfer_fixture *t, u32 flags, u64 off, u64 len,
 	     const struct dpusim_xfer_dpu *dpus, u32 nr_dpus,
 	     const struct dpusim_block *blocks, u32 nr_blocks);

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <pthread.h>
+#include <sys/resource.h>
 
 #include <ebsp.h>
 
@@ -275,6 +276,105 @@ TEST_F(ebsp, many_open_close)
 		ASSERT_EQ(0, memcmp(buf, self->data, 128));
 		bsp_stream_close(&s);
 	}
+}
+
+/*
+ * An open core's two token buffers are registered with the kernel (each
+ * rounded up to a page, pinned once at the open, moved by offset): the
+ * rank holds their pages while the stream is open, and none after the
+ * close, with or without a preload in flight at the close.
+ */
+TEST_F(ebsp, registered_buffers_pinned_while_open)
+{
+	ebsp_stream s;
+	void *buf;
+
+	ASSERT_NE(NULL, bsp_stream_create(256 * 4, 32 * 4, self->data));
+	ASSERT_TRUE(bsp_stream_open(&s, 0));
+	EXPECT_EQ(2, sysfs_rank_attr(0, "pinned_pages"));
+	ASSERT_EQ(128, bsp_stream_move_down(&s, &buf, 1));
+	EXPECT_EQ(0, memcmp(buf, self->data, 128));
+	bsp_stream_close(&s);			/* the preload still in flight */
+	EXPECT_EQ(0, sysfs_rank_attr(0, "pinned_pages"));
+	consume(_metadata, self->data, 1);
+	EXPECT_EQ(0, sysfs_rank_attr(0, "pinned_pages"));
+}
+
+/*
+ * A token larger than the registered buffers (a core moved up more than
+ * the stream's token size): it comes down whole, through buffers of its
+ * own, and so do the tokens after it.
+ */
+TEST_F(ebsp, token_larger_than_registered_buffers)
+{
+	uint64_t big[1024], small[2] = { 7, 9 };
+	ebsp_stream s;
+	void *buf;
+	int i;
+
+	for (i = 0; i < 1024; i++)
+		big[i] = i * 0x9e3779b97f4a7c15ULL;
+	ASSERT_NE(NULL, bsp_stream_create(16384, 16, NULL));
+	ASSERT_TRUE(bsp_stream_open(&s, 0));
+	ASSERT_EQ(16, bsp_stream_move_up(&s, small, 16, 1));
+	ASSERT_EQ(8192, bsp_stream_move_up(&s, big, 8192, 1));
+	ASSERT_EQ(16, bsp_stream_move_up(&s, small, 16, 1));
+	bsp_stream_close(&s);
+
+	ASSERT_TRUE(bsp_stream_open(&s, 0));
+	EXPECT_EQ(2, sysfs_rank_attr(0, "pinned_pages"));	/* 16 + 8 bytes: a page each */
+	ASSERT_EQ(16, bsp_stream_move_down(&s, &buf, 1));
+	EXPECT_EQ(0, memcmp(buf, small, 16));
+	ASSERT_EQ(8192, bsp_stream_move_down(&s, &buf, 1));
+	EXPECT_EQ(0, memcmp(buf, big, 8192));
+	ASSERT_EQ(16, bsp_stream_move_down(&s, &buf, 1));
+	EXPECT_EQ(0, memcmp(buf, small, 16));
+	EXPECT_EQ(0, bsp_stream_move_down(&s, &buf, 1));
+	bsp_stream_close(&s);
+	EXPECT_EQ(0, sysfs_rank_attr(0, "pinned_pages"));
+}
+
+/*
+ * A core whose RLIMIT_MEMLOCK cannot hold the registered buffers (four
+ * pages for tokens of 4 KiB; the limit is three, no CAP_IPC_LOCK): the
+ * open goes on without them, and every token comes down right, through
+ * buffers pinned move by move.
+ */
+TEST_F(ebsp, registration_refused_falls_back)
+{
+	static uint8_t data[8 * 4096];
+	pid_t pid;
+	int i;
+
+	for (i = 0; i < (int)sizeof(data); i++)
+		data[i] = i * 31 + 7;
+	ASSERT_NE(NULL, bsp_stream_create(sizeof(data), 4096, data));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct rlimit rl = { 3 * 4096, 3 * 4096 };
+		ebsp_stream s;
+		void *buf;
+
+		if (setrlimit(RLIMIT_MEMLOCK, &rl) || setresuid(65534, 65534, 65534))
+			_exit(10);
+		if (!bsp_stream_open(&s, 0))
+			_exit(11);
+		if (sysfs_rank_attr(0, "pinned_pages") != 0)
+			_exit(12);		/* nothing registered */
+		for (i = 0; i < 8; i++) {
+			if (bsp_stream_move_down(&s, &buf, i & 1) != 4096)
+				_exit(13);
+			if (memcmp(buf, data + i * 4096, 4096))
+				_exit(14);
+		}
+		if (bsp_stream_move_down(&s, &buf, 1) != 0)
+			_exit(15);
+		bsp_stream_close(&s);
+		_exit(0);
+	}
+	EXPECT_EQ(0, child_exit_status(pid));
+	EXPECT_EQ(0, sysfs_rank_attr(0, "pinned_pages"));
 }
 
 /* ------------------------------------------------- DPU programs as cores */

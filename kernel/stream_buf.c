@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A core's registered token buffer: struct dpusim_stream_cmd @buf at
+ * DPUSIM_IOCTL_STREAM_OPEN, used by DPUSIM_XFER_STREAM_BUF moves.
+ *
+ * A host thread acting as a core moves every token into or out of the
+ * same two buffers.  Pinning them per move cost a third of a 256 KiB
+ * token's move under emulation, on the critical path of a preload.  So
+ * the buffer is pinned once, at the open, long-term and writable, and
+ * charged to the caller's RLIMIT_MEMLOCK (mm->pinned_vm) as an RDMA
+ * memory region is (ib_umem_get()); a move looks its pages up by offset.
+ * The stream holds a reference until it is closed (or its rank's
+ * ownership ends), each move that uses the pages one more until it is
+ * done: the last one unpins and uncharges.
+ */
+#include <kunit/visibility.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "dpusim.h"
+
+static void dpusim_stream_buf_free(struct kref *ref)
+{
+	struct dpusim_stream_buf *b = container_of(ref, typeof(*b), ref);
+
+	if (b->mm) {
+		/* every move wrote through them as it pleased: dirty */
+		unpin_user_pages_dirty_lock(b->pages, b->nr_pages, true);
+		atomic64_sub(b->nr_pages, &b->mm->pinned_vm);
+		atomic_long_sub(b->nr_pages, &b->rank->pinned_pages);
+		mmdrop(b->mm);
+	}
+	kvfree(b->pages);
+	kfree(b);
+}
+
+/**
+ * dpusim_stream_buf_put - drop a reference to a registered buffer
+ * @b: the buffer, or NULL
+ */
+void dpusim_stream_buf_put(struct dpusim_stream_buf *b)
+{
+	if (b)
+		kref_put(&b->ref, dpusim_stream_buf_free);
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_buf_put);
+
+/* Pin the @b->nr_pages pages at @addr, page by page run. */
+static int dpusim_stream_buf_pin(struct dpusim_stream_buf *b, u64 addr)
+{
+	unsigned long done = 0;
+	int ret;
+
+	while (done < b->nr_pages) {
+		ret = pin_user_pages_fast(addr + done * PAGE_SIZE,
+					  min(b->nr_pages - done, 512UL),
+					  FOLL_WRITE | FOLL_LONGTERM,
+					  b->pages + done);
+		if (ret <= 0) {
+			ret = ret ?: -EFAULT;
+			goto err;
+		}
+		done += ret;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto err;
+		}
+		cond_resched();
+	}
+	return 0;
+
+err:
+	unpin_user_pages(b->pages, done);
+	return ret;
+}
+
+/**
+ * dpusim_stream_buf_register - pin a core's token buffer
+ * @rank: the rank (its pinned_pages counts the buffer's pages)
+ * @addr: the buffer, page aligned, in the caller's memory
+ * @len: its bytes, 1 .. DPUSIM_STREAM_MAX_BUF
+ *
+ * Return: the buffer, with one reference; or ERR_PTR(-EINVAL, -E2BIG,
+ * -EFAULT, -ENOMEM (also over RLIMIT_MEMLOCK) or -EINTR) with nothing
+ * pinned or charged.
+ */
+struct dpusim_stream_buf *dpusim_stream_buf_register(struct dpusim_rank *rank,
+						     u64 addr, u64 len)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct mm_struct *mm = current->mm;
+	struct dpusim_stream_buf *b;
+	int ret;
+
+	if (!len || !PAGE_ALIGNED(addr) || !mm)
+		return ERR_PTR(-EINVAL);
+	if (len > DPUSIM_STREAM_MAX_BUF)
+		return ERR_PTR(-E2BIG);
+	if (addr + len < addr)
+		return ERR_PTR(-EFAULT);
+	b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
+	if (!b)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&b->ref);
+	b->rank = rank;
+	b->len = len;
+	b->nr_pages = DIV_ROUND_UP(len, PAGE_SIZE);
+	b->pages = kvmalloc_array(b->nr_pages, sizeof(*b->pages),
+				  GFP_KERNEL_ACCOUNT);
+	if (!b->pages) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	if ((u64)atomic64_add_return(b->nr_pages, &mm->pinned_vm) > limit &&
+	    !capable(CAP_IPC_LOCK)) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	ret = dpusim_stream_buf_pin(b, addr);
+	if (ret)
+		goto err_uncharge;
+	mmgrab(mm);
+	b->mm = mm;
+	atomic_long_add(b->nr_pages, &rank->pinned_pages);
+	return b;
+
+err_uncharge:
+	atomic64_sub(b->nr_pages, &mm->pinned_vm);
+err_free:
+	kvfree(b->pages);
+	kfree(b);
+	return ERR_PTR(ret);
+}
+
+/**
+ * dpusim_stream_buf_page - the page of a registered buffer at an offset
+ * @b: the buffer
+ * @off: an offset below @b->len
+ *
+ * Return: the page that holds byte @off.
+ */
+struct page *dpusim_stream_buf_page(const struct dpusim_stream_buf *b, u64 off)
+{
+	return b->pages[off >> PAGE_SHIFT];
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_buf_page);
+
+/**
+ * dpusim_stream_buf_get - the registered buffer a move of @x may use
+ * @rank: the rank, its xfer_lock held
+ * @x: a DPUSIM_XFER_STREAM_BUF transfer, its stream checked
+ *
+ * Return: the buffer of @x's stream, with a reference for the move; or
+ * ERR_PTR(-EINVAL) (none registered) or ERR_PTR(-EPERM) (registered by
+ * another process).
+ */
+struct dpusim_stream_buf *dpusim_stream_buf_get(struct dpusim_rank *rank,
+						const struct dpusim_xfer *x)
+{
+	struct dpusim_stream *s = xa_load(&rank->streams, x->stream);
+
+	lockdep_assert_held(&rank->xfer_lock);
+	if (!s || !s->buf)
+		return ERR_PTR(-EINVAL);
+	if (s->buf->mm != current->mm)
+		return ERR_PTR(-EPERM);
+	kref_get(&s->buf->ref);
+	return s->buf;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_buf_get);
