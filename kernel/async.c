@@ -234,13 +234,17 @@ static void *dpusim_kvdup(const void *src, size_t n)
  * dpusim_async_submit - queue a checked transfer
  * @rank: the rank
  * @src: the transfer, with DPUSIM_XFER_ASYNC, checked, with DPUs; its
- *       lists are copied; their addresses are user addresses of the
- *       current process
+ *       addresses are user addresses of the current process
+ * @taken: NULL: the job copies @src's lists; else they are kvmalloc'ed,
+ *         and the job takes them once queued (*@taken true), saving a
+ *         copy per call (the ioctl's own copies)
  *
  * Return: 0 once queued, or an errno of struct dpusim_xfer (-EAGAIN: the
- * queue is full; -ENOMEM: also over RLIMIT_MEMLOCK) with nothing changed.
+ * queue is full; -ENOMEM: also over RLIMIT_MEMLOCK) with nothing changed
+ * (the lists still the caller's).
  */
-int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *src)
+int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *src,
+			bool *taken)
 {
 	const struct dpusim_xfer *x = &src->x;
 	struct dpusim_async_job *job;
@@ -254,11 +258,17 @@ int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *src)
 	job->p.x = *x;
 	job->p.bytes = src->bytes;
 	job->p.pad = src->pad;
-	job->p.dpus = dpusim_kvdup(src->dpus,
-				   array_size(x->nr_dpus, sizeof(*src->dpus)));
-	job->p.blocks = dpusim_kvdup(src->blocks,
-				     array_size(x->nr_blocks,
-						sizeof(*src->blocks)));
+	if (taken) {
+		job->p.dpus = src->dpus;
+		job->p.blocks = src->blocks;
+	} else {
+		job->p.dpus = dpusim_kvdup(src->dpus,
+					   array_size(x->nr_dpus,
+						      sizeof(*src->dpus)));
+		job->p.blocks = dpusim_kvdup(src->blocks,
+					     array_size(x->nr_blocks,
+							sizeof(*src->blocks)));
+	}
 	if (!job->p.dpus || (x->nr_blocks && !job->p.blocks)) {
 		ret = -ENOMEM;
 		goto err_lists;
@@ -301,13 +311,17 @@ int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *src)
 	if (kick)
 		queue_work(rank->async_wq, &rank->async_work);
 	mutex_unlock(&rank->xfer_lock);
+	if (taken)
+		*taken = true;
 	return 0;
 
 err_unlock:
 	mutex_unlock(&rank->xfer_lock);
 err_lists:
-	kvfree(job->p.blocks);
-	kvfree(job->p.dpus);
+	if (!taken) {
+		kvfree(job->p.blocks);
+		kvfree(job->p.dpus);
+	}
 	kfree(job);
 	return ret;
 }

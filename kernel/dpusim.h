@@ -460,7 +460,8 @@ int dpusim_xfer_user(struct dpusim_rank *rank, const struct dpusim_xfer *x);
 /* async.c */
 int dpusim_async_init(struct dpusim_rank *rank);
 void dpusim_async_fini(struct dpusim_rank *rank);
-int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
+int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *p,
+			bool *taken);
 int dpusim_async_wait_idle(struct dpusim_rank *rank, u32 timeout_ms);
 int dpusim_async_sync(struct dpusim_rank *rank, u32 timeout_ms);
 

@@ -930,6 +930,11 @@ void dpusim_xfer_unpin(struct dpusim_xfer_pin *p, bool dirty)
 	p->o.c = NULL;
 }
 
+static int dpusim_xfer_exec(struct dpusim_rank *rank,
+			    const struct dpusim_xfer *x,
+			    const struct dpusim_xfer_dpu *dpus,
+			    const struct dpusim_block *blocks, bool *taken);
+
 /**
  * dpusim_xfer_run - run a transfer whose lists are already in the kernel
  * @rank: the rank
@@ -948,6 +953,19 @@ int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
 		    const struct dpusim_xfer_dpu *dpus,
 		    const struct dpusim_block *blocks)
 {
+	return dpusim_xfer_exec(rank, x, dpus, blocks, NULL);
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_run);
+
+/*
+ * dpusim_xfer_run(); with @taken, the lists are kvmalloc'ed and a queued
+ * asynchronous transfer takes them (*@taken true): dpusim_async_submit().
+ */
+static int dpusim_xfer_exec(struct dpusim_rank *rank,
+			    const struct dpusim_xfer *x,
+			    const struct dpusim_xfer_dpu *dpus,
+			    const struct dpusim_block *blocks, bool *taken)
+{
 	struct dpusim_xfer_pin p = {
 		.x = *x,
 		.dpus = dpus,
@@ -960,7 +978,7 @@ int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
 	if (ret || !x->nr_dpus)
 		return ret;
 	if (x->flags & DPUSIM_XFER_ASYNC)
-		return dpusim_async_submit(rank, &p);
+		return dpusim_async_submit(rank, &p, taken);
 
 	ret = dpusim_async_wait_idle(rank, 0);
 	if (ret)
@@ -989,7 +1007,6 @@ int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
 				  t0 ? ktime_get_ns() - t0 : 0);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_run);
 
 /* A kvmalloc'ed, memcg-charged copy of @n bytes of user memory. */
 static void *dpusim_memdup_user(u64 uptr, size_t n)
@@ -1016,6 +1033,7 @@ int dpusim_xfer_user(struct dpusim_rank *rank, const struct dpusim_xfer *x)
 {
 	struct dpusim_xfer_dpu *dpus;
 	struct dpusim_block *blocks;
+	bool taken = false;
 	int ret;
 
 	/* Bound the counts before allocating anything for them. */
@@ -1033,9 +1051,11 @@ int dpusim_xfer_user(struct dpusim_rank *rank, const struct dpusim_xfer *x)
 		ret = PTR_ERR(blocks);
 		goto out_dpus;
 	}
-	ret = dpusim_xfer_run(rank, x, dpus, blocks);
-	kvfree(blocks);
+	ret = dpusim_xfer_exec(rank, x, dpus, blocks, &taken);
+	if (!taken)
+		kvfree(blocks);
 out_dpus:
-	kvfree(dpus);
+	if (!taken)
+		kvfree(dpus);
 	return ret;
 }

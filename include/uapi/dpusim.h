@@ -154,8 +154,8 @@ enum {
 	 * (struct dpusim_stream_cmd @buf), not a user address.  Its pages
 	 * were pinned once, at the open: a move pins and charges nothing.
 	 * EINVAL without DPUSIM_XFER_STREAM, if the stream has no buffer or
-	 * a block does not lie inside it; EPERM from a process other than
-	 * the one that registered it.
+	 * a block (of at least one byte) does not lie inside it; EPERM from
+	 * a process other than the one that registered it.
 	 */
 	DPUSIM_XFER_STREAM_BUF = 1 << 5,
 };
@@ -751,6 +751,9 @@ struct dpusim_stream_create {
  * core has open; on the rank file, @core is RUNNING: while a DPU runs,
  * its program is the core), E2BIG (@buf_len over DPUSIM_STREAM_MAX_BUF),
  * EFAULT (@buf not mapped writable), ENOMEM (also: over RLIMIT_MEMLOCK).
+ * @buf is checked and pinned first, before the stream and @core are
+ * looked at (so its errors come before ENOENT and EBUSY, and an OPEN
+ * that fails holds its pages for the time of the call only).
  *
  * The same three commands on a worker file (DPUSIM_IOCTL_WORKER_STREAM_*)
  * act as the DPU the worker holds: @core must be that DPU (EPERM if not,

@@ -428,6 +428,30 @@ TEST_F(sw, wcmd_bad_flags)
 	EXPECT_EQ(0, ioctl(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, &c));
 }
 
+/*
+ * A token buffer (@buf) is for host threads: on a worker file EINVAL,
+ * nothing pinned, the stream not open
+ */
+TEST_F(sw, wopen_with_buf)
+{
+	long long pinned = sysfs_rank_attr(0, "pinned_pages");
+	struct dpusim_stream_cmd c = { .size = sizeof(c), .core = HELD };
+	void *buf = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_EQ(0, two_streams(self));
+	ASSERT_EQ(0, hold(self, HELD));
+	c.buf = (uintptr_t)buf;
+	c.buf_len = PAGE;
+	EXPECT_ERRNO(EINVAL, ioctl(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, &c));
+	EXPECT_EQ(pinned, sysfs_rank_attr(0, "pinned_pages"));
+	/* the same without the buffer opens it */
+	c.buf = c.buf_len = 0;
+	EXPECT_EQ(0, ioctl(self->wfd[0], DPUSIM_IOCTL_WORKER_STREAM_OPEN, &c));
+	munmap(buf, PAGE);
+}
+
 TEST_F(sw, wcmd_delta_with_open_close)
 {
 	ASSERT_EQ(0, two_streams(self));
