@@ -15,6 +15,7 @@
  */
 #include <kunit/visibility.h>
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -92,13 +93,15 @@ struct dpusim_stream_buf *dpusim_stream_buf_register(struct dpusim_rank *rank,
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 	struct mm_struct *mm = current->mm;
 	struct dpusim_stream_buf *b;
+	u64 end;
 	int ret;
 
 	if (!len || !PAGE_ALIGNED(addr) || !mm)
 		return ERR_PTR(-EINVAL);
 	if (len > DPUSIM_STREAM_MAX_BUF)
 		return ERR_PTR(-E2BIG);
-	if (addr + len < addr)
+	/* its whole pages: pin_user_pages_fast() would say EOVERFLOW */
+	if (check_add_overflow(addr, (u64)PAGE_ALIGN(len), &end))
 		return ERR_PTR(-EFAULT);
 	b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
 	if (!b)

@@ -115,6 +115,9 @@ static void stream_buf_refused(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, buf_cmd(t, DPUSIM_CMD_STREAM_OPEN, buf,
 				      DPUSIM_STREAM_MAX_BUF + 1, &o), -E2BIG);
+	/* its last page past the top of the address space */
+	KUNIT_EXPECT_EQ(test, buf_cmd(t, DPUSIM_CMD_STREAM_OPEN, -PAGE_SIZE,
+				      100, &o), -EFAULT);
 	/* past the fixture's mapping */
 	KUNIT_EXPECT_EQ(test, buf_cmd(t, DPUSIM_CMD_STREAM_OPEN, buf,
 				      XFER_UMEM_PAGES * PAGE_SIZE, &o), -EFAULT);

@@ -1525,24 +1525,34 @@ LAUNCH_SWEEP(window_finish, lp_window_filled, lo_window_finish, lc_window_finish
 /*
  * The stream ioctls under injection, each on a fresh open of the rank:
  * STREAM_CREATE (a stream of data, and an empty one), OPEN, CLOSE and
- * SEEK.  Beforehand (injection off) stream 0 (data: 7 tokens, 100 bytes
- * in tokens of 16) and stream 1 (empty) exist; for CLOSE and SEEK stream
- * 0 is open by core 3 at token 4.  After a failure nothing changed: no
- * stream was created (the next create gets id 2, and OPEN of id 2 says
- * ENOENT), stream_resident_bytes is as before, the budget's charge is
- * exactly the resident bytes (one page more fits, two do not), and
+ * SEEK; OPEN registering a token buffer (struct dpusim_stream_cmd @buf:
+ * its struct and page array allocated, its pages faulted in and pinned)
+ * and the CLOSE that lets go of it.  Beforehand (injection off) stream 0
+ * (data: 7 tokens, 100 bytes in tokens of 16) and stream 1 (empty) exist;
+ * for CLOSE and SEEK stream 0 is open by core 3 at token 4 (with a
+ * buffer for the CLOSE that lets go of one).  After a failure nothing
+ * changed: no stream was created (the next create gets id 2, and OPEN of
+ * id 2 says ENOENT), stream_resident_bytes is as before, the budget's
+ * charge is exactly the resident bytes (one page more fits, two do not),
  * stream 0's holder and cursor are as before (SEEK by 0 of its holder,
- * OPEN when it has none); a success has its effect, exactly.  Closing the
- * rank frees every stream.
+ * OPEN when it has none), the rank's pinned_pages and VmPin are as
+ * before; a success has its effect, exactly (a buffer registered: its
+ * pages pinned and charged to VmPin; let go: neither).  Closing the rank
+ * frees every stream, and lets go of every buffer.
  */
 #define ST_DATA_LEN	(3 * PAGE + 100)	/* the armed create's data */
 #define ST_TOKEN	64
+#define ST_BUF_LEN	(3 * PAGE + 100)	/* a token buffer: 4 pages */
+#define ST_BUF_PAGES	4
 
 struct sctx {
 	int fd;
 	uint8_t data[ST_DATA_LEN];
 	struct dpusim_stream_create made;	/* the armed create's answer */
 	long long res, res_m, res_w;		/* resident bytes before the call */
+	long long pinned;			/* pinned_pages before the call */
+	long vmpin;				/* VmPin (kB) before the call */
+	uint8_t *rb;				/* a token buffer mapped, or NULL */
 };
 
 struct stream_path {
@@ -1595,6 +1605,38 @@ static int sp_held(struct sctx *s)
 	       s_cmd(s, DPUSIM_IOCTL_STREAM_SEEK, 0, 3, 4, NULL);
 }
 
+/* OPEN of stream @id by @core registering @len bytes at @buf */
+static int s_open_buf(struct sctx *s, uint32_t id, uint32_t core,
+		      const void *buf, uint64_t len)
+{
+	struct dpusim_stream_cmd c = {
+		.size = sizeof(c), .id = id, .core = core,
+		.buf = (uintptr_t)buf, .buf_len = len,
+	};
+
+	return ioctl(s->fd, DPUSIM_IOCTL_STREAM_OPEN, &c);
+}
+
+/* Streams 0 and 1, and a token buffer mapped (never touched: no page yet) */
+static int sp_two_buf(struct sctx *s)
+{
+	s->rb = mmap(NULL, ST_BUF_PAGES * PAGE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s->rb == MAP_FAILED) {
+		s->rb = NULL;
+		return -1;
+	}
+	return sp_two(s);
+}
+
+/* ... and stream 0 open by core 3 with the buffer, its cursor on token 4 */
+static int sp_held_buf(struct sctx *s)
+{
+	return sp_two_buf(s) ||
+	       s_open_buf(s, 0, 3, s->rb, ST_BUF_LEN) ||
+	       s_cmd(s, DPUSIM_IOCTL_STREAM_SEEK, 0, 3, 4, NULL);
+}
+
 static int so_create_data(struct sctx *s)
 {
 	return s_create(s, ST_DATA_LEN, ST_TOKEN, s->data, &s->made);
@@ -1608,6 +1650,11 @@ static int so_create_empty(struct sctx *s)
 static int so_open(struct sctx *s)
 {
 	return s_cmd(s, DPUSIM_IOCTL_STREAM_OPEN, 0, 5, 0, NULL);
+}
+
+static int so_open_buf(struct sctx *s)
+{
+	return s_open_buf(s, 0, 5, s->rb, ST_BUF_LEN);
 }
 
 static int so_close(struct sctx *s)
@@ -1791,6 +1838,41 @@ static void sc_seek(struct __test_metadata *_metadata, struct sctx *s, int r,
 		      r ? "after a failed SEEK" : "after SEEK");
 }
 
+/*
+ * The buffer's pages: pinned and charged to VmPin (@pinned), or neither
+ * (the only pages pinned: VmPin moved as pinned_pages did)
+ */
+static void st_buf_pinned(struct __test_metadata *_metadata, struct sctx *s,
+			  bool pinned, unsigned int n, const char *what)
+{
+	long long want = pinned ? ST_BUF_PAGES : 0;
+
+	EXPECT_EQ(want, sysfs_rank_attr(RANK, "pinned_pages"))
+		TH_LOG("n=%u %s: pinned_pages", n, what);
+	EXPECT_EQ(s->vmpin + (long)(want - s->pinned) * (long)(PAGE >> 10),
+		  proc_status_kb("VmPin:")) TH_LOG("n=%u %s: VmPin", n, what);
+}
+
+static void sc_open_buf(struct __test_metadata *_metadata, struct sctx *s,
+			int r, unsigned int n)
+{
+	if (r) {
+		st_buf_pinned(_metadata, s, false, n, "after a failed OPEN");
+		st_stream0_is(_metadata, s, -1, 0, 5, n, "after a failed OPEN");
+		return;
+	}
+	st_buf_pinned(_metadata, s, true, n, "after OPEN");
+	st_stream0_is(_metadata, s, 5, 0, -1, n, "after OPEN");
+	/* the buffer stays registered: the rank's close lets go of it */
+}
+
+static void sc_close_buf(struct __test_metadata *_metadata, struct sctx *s,
+			 int r, unsigned int n)
+{
+	st_buf_pinned(_metadata, s, r, n, r ? "after a failed CLOSE" : "after CLOSE");
+	sc_close(_metadata, s, r, n);
+}
+
 static unsigned int stream_sweep(struct __test_metadata *_metadata,
 				 const struct stream_path *p)
 {
@@ -1798,6 +1880,7 @@ static unsigned int stream_sweep(struct __test_metadata *_metadata,
 	struct sctx *s = calloc(1, sizeof(*s));
 	struct nth nth;
 	size_t i;
+	long vm0;
 	int r, err, f;
 
 	ASSERT_NE(NULL, s);
@@ -1805,6 +1888,8 @@ static unsigned int stream_sweep(struct __test_metadata *_metadata,
 		s->data[i] = i * 13 + 5;
 	nth_open(_metadata, &nth);
 	for (nth.n = 0; nth.n <= MAX_NTH; nth.n++) {
+		vm0 = proc_status_kb("VmPin:");
+		s->rb = NULL;
 		s->fd = open(NODE, O_RDWR | O_CLOEXEC);
 		ASSERT_LE(0, s->fd) TH_LOG("n=%u: open: %s", nth.n, strerror(errno));
 		ASSERT_EQ(0, p->prepare(s)) TH_LOG("n=%u: prepare: %s", nth.n,
@@ -1813,6 +1898,8 @@ static unsigned int stream_sweep(struct __test_metadata *_metadata,
 		s->res = sysfs_rank_attr(RANK, "stream_resident_bytes");
 		s->res_m = sysfs_rank_attr(RANK, "mram_resident_bytes");
 		s->res_w = sysfs_rank_attr(RANK, "wram_resident_bytes");
+		s->pinned = sysfs_rank_attr(RANK, "pinned_pages");
+		s->vmpin = proc_status_kb("VmPin:");
 		nth_arm(_metadata, &nth);
 		r = p->call(s);
 		err = errno;
@@ -1833,10 +1920,16 @@ static unsigned int stream_sweep(struct __test_metadata *_metadata,
 		EXPECT_EQ(s->res_w, sysfs_rank_attr(RANK, "wram_resident_bytes"))
 			TH_LOG("n=%u", nth.n);
 		EXPECT_EQ(0, close(s->fd));
-		/* the streams go with the ownership */
+		/* the streams go with the ownership, and their buffers */
 		EXPECT_EQ(0, sysfs_rank_attr(RANK, "is_owned")) TH_LOG("n=%u", nth.n);
 		EXPECT_EQ(0, sysfs_rank_attr(RANK, "stream_resident_bytes"))
 			TH_LOG("n=%u: streams left after the close", nth.n);
+		EXPECT_EQ(0, sysfs_rank_attr(RANK, "pinned_pages"))
+			TH_LOG("n=%u: buffers pinned after the close", nth.n);
+		EXPECT_EQ(vm0, proc_status_kb("VmPin:"))
+			TH_LOG("n=%u: VmPin after the close", nth.n);
+		if (s->rb)
+			munmap(s->rb, ST_BUF_PAGES * PAGE);
 		if (_metadata->exit_code == KSFT_FAIL && nth.n > 3)
 			break;
 		if (nth.n && !f)
@@ -1872,6 +1965,10 @@ STREAM_SWEEP(stream_open, sp_two, so_open, sc_open)
 STREAM_SWEEP(stream_close, sp_held, so_close, sc_close)
 /* DPUSIM_IOCTL_STREAM_SEEK by 2 tokens */
 STREAM_SWEEP(stream_seek, sp_held, so_seek, sc_seek)
+/* DPUSIM_IOCTL_STREAM_OPEN registering a token buffer of 4 pages, never touched */
+STREAM_SWEEP(stream_open_buf, sp_two_buf, so_open_buf, sc_open_buf)
+/* DPUSIM_IOCTL_STREAM_CLOSE letting go of the buffer registered at the OPEN */
+STREAM_SWEEP(stream_close_buf, sp_held_buf, so_close, sc_close_buf)
 
 /* ------------------------------------------------ stream move paths */
 
@@ -1880,20 +1977,26 @@ STREAM_SWEEP(stream_seek, sp_held, so_seek, sc_seek)
  * program through its worker file (DPUSIM_IOCTL_WORKER_STREAM_OPEN,
  * _CLOSE, _SEEK, _MOVE down and up, synchronous or not, _WAIT) and by a
  * host thread through the rank file (DPUSIM_IOCTL_XFER with
- * DPUSIM_XFER_STREAM, down and up, synchronous or not).  Beforehand
- * (injection off) streams 0 (data: 7 tokens, 100 bytes in tokens of 16)
- * and 1 (empty, room for 16 KiB) exist; the worker paths hold DPU 2
- * (launched, claimed) and, but for OPEN, have both streams open as it;
- * the rank paths have them open by core 3.  A move down takes token 0
- * (24 bytes: its 16 and the header after it) into WRAM byte 0 and an
- * MRAM page boundary of the DPU (a page of each never written: the move
- * allocates them) or into a host buffer; a move up puts a token of
+ * DPUSIM_XFER_STREAM, down and up, synchronous or not; and with
+ * DPUSIM_XFER_STREAM_BUF, through the token buffers registered at the
+ * OPENs).  Beforehand (injection off) streams 0 (data: 7 tokens, 100
+ * bytes in tokens of 16) and 1 (empty, room for 16 KiB) exist; the worker
+ * paths hold DPU 2 (launched, claimed) and, but for OPEN, have both
+ * streams open as it; the rank paths have them open by core 3 (for
+ * DPUSIM_XFER_STREAM_BUF with two pages of a mapping registered each).
+ * A move down takes token 0 (24 bytes: its 16 and the header after it)
+ * into WRAM byte 0 and an MRAM page boundary of the DPU (a page of each
+ * never written: the move allocates them) or into a host buffer (across
+ * a page boundary of the registered one); a move up puts a token of
  * MV_UP bytes (two pages of the stream, the second never written).
  * After a failure nothing changed: the cursor (SEEK by 0 of the core),
- * the stream's bytes and stream_resident_bytes, the host buffer; the
- * budget's charge is exactly the resident bytes.  The DPU's memory may
- * keep pages a failed move down allocated, zeros (uapi: a running DPU's
- * memory only grows).  A success has its effect, exactly.
+ * the stream's bytes and stream_resident_bytes, the host buffer, the
+ * pinned pages (the registered buffers' only) and VmPin; the budget's
+ * charge is exactly the resident bytes.  The DPU's memory may keep pages
+ * a failed move down allocated, zeros (uapi: a running DPU's memory only
+ * grows).  A success has its effect, exactly.  After an asynchronous
+ * move down through a registered buffer, another one is queued and its
+ * stream closed under it: the move keeps the buffer until it is done.
  */
 #define MV_DPU		2
 #define MV_CORE		3
@@ -1904,6 +2007,8 @@ struct mctx {
 	struct sctx s;			/* the rank file (s.fd), stream 0's data */
 	int w;				/* the worker file, or -1 */
 	uint8_t buf[2 * PAGE];		/* a host buffer: 0xa5 */
+	uint8_t *rb;			/* the registered buffers (4 pages), or NULL */
+	long long pinned;		/* the pages they pin (now) */
 	uint8_t up[MV_UP + 16];		/* the token up: header, data, end */
 	struct dpusim_worker_stream_move mv;	/* the armed move's answer */
 	long long res_s, res_m, res_w;	/* resident bytes before the call */
@@ -1954,6 +2059,14 @@ static int m_xmove(struct mctx *m, uint32_t flags, uint32_t id, uint64_t off,
 	};
 
 	return xfer(m->s.fd, &x);
+}
+
+/* A move of stream @id through its registered buffer: @len bytes at @boff */
+static int m_bmove(struct mctx *m, uint32_t flags, uint32_t id, uint64_t off,
+		   uint64_t boff, uint64_t len)
+{
+	return m_xmove(m, flags | DPUSIM_XFER_STREAM_BUF, id, off,
+		       (void *)(uintptr_t)boff, len);
 }
 
 static int m_sync(struct mctx *m)
@@ -2045,6 +2158,27 @@ static int mp_host_open(struct mctx *m)
 	       s_cmd(&m->s, DPUSIM_IOCTL_STREAM_OPEN, 1, MV_CORE, 0, NULL);
 }
 
+/*
+ * ... with token buffers registered: stream 0's the first two pages of
+ * m->rb (0xa5), stream 1's the next two (the token up at their start)
+ */
+static int mp_host_open_buf(struct mctx *m)
+{
+	m->rb = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m->rb == MAP_FAILED) {
+		m->rb = NULL;
+		return -1;
+	}
+	if (mp_streams(m))
+		return -1;
+	memset(m->rb, 0xa5, 2 * PAGE);
+	memcpy(m->rb + 2 * PAGE, m->up, sizeof(m->up));
+	m->pinned = 4;
+	return s_open_buf(&m->s, 0, MV_CORE, m->rb, 2 * PAGE) ||
+	       s_open_buf(&m->s, 1, MV_CORE, m->rb + 2 * PAGE, 2 * PAGE);
+}
+
 static int mo_wopen(struct mctx *m)
 {
 	return m_wcmd(m, DPUSIM_IOCTL_WORKER_STREAM_OPEN, 0, 0, NULL);
@@ -2122,6 +2256,30 @@ static int mo_xup(struct mctx *m)
 static int mo_xup_async(struct mctx *m)
 {
 	m->moved = m_xmove(m, DPUSIM_XFER_ASYNC, 1, 0, m->up, sizeof(m->up));
+	return m->moved ?: m_sync(m);
+}
+
+/* The same through the registered buffers: token 0 at offset PAGE - 8 */
+static int mo_bdown(struct mctx *m)
+{
+	return m_bmove(m, DPUSIM_XFER_FROM_DPU, 0, 8, PAGE - 8, 24);
+}
+
+static int mo_bdown_async(struct mctx *m)
+{
+	m->moved = m_bmove(m, DPUSIM_XFER_FROM_DPU | DPUSIM_XFER_ASYNC, 0, 8,
+			   PAGE - 8, 24);
+	return m->moved ?: m_sync(m);
+}
+
+static int mo_bup(struct mctx *m)
+{
+	return m_bmove(m, 0, 1, 0, 0, sizeof(m->up));
+}
+
+static int mo_bup_async(struct mctx *m)
+{
+	m->moved = m_bmove(m, DPUSIM_XFER_ASYNC, 1, 0, 0, sizeof(m->up));
 	return m->moved ?: m_sync(m);
 }
 
@@ -2376,7 +2534,10 @@ static void mc_wwait(struct __test_metadata *_metadata, struct mctx *m, int r,
 	mv_cursor_is(_metadata, m, true, 0, 1, 7, n, "after WAIT");
 }
 
-/* A host thread's move down: the cursor, the host buffer */
+/*
+ * A host thread's move down: the cursor, the host buffer (the registered
+ * one, if any), the pages pinned (the registered buffers' only)
+ */
 static void mc_xdown(struct __test_metadata *_metadata, struct mctx *m, int r,
 		     unsigned int n)
 {
@@ -2390,10 +2551,35 @@ static void mc_xdown(struct __test_metadata *_metadata, struct mctx *m, int r,
 	if (!r)
 		mv_token0(m, want + PAGE - 8);
 	mv_cursor_is(_metadata, m, false, 0, r ? 0 : 1, 7, n, "after the move down");
-	EXPECT_EQ(0, memcmp(want, m->buf, sizeof(want)))
+	EXPECT_EQ(0, memcmp(want, m->rb ?: m->buf, sizeof(want)))
 		TH_LOG("n=%u: the host buffer (moved: %d)", n, !r);
-	EXPECT_EQ(0, sysfs_rank_attr(RANK, "pinned_pages")) TH_LOG("n=%u", n);
+	EXPECT_EQ(m->pinned, sysfs_rank_attr(RANK, "pinned_pages")) TH_LOG("n=%u", n);
 	st_budget_exact(_metadata, &m->s, n);
+}
+
+/*
+ * ... and (uninjected) a move through stream 0's buffer queued, then the
+ * stream closed under it: the move, done, lets go of the buffer.
+ */
+static void mc_bdown_async(struct __test_metadata *_metadata, struct mctx *m,
+			   int r, unsigned int n)
+{
+	uint32_t cur = r && m->moved ? 0 : 1, h[2] = { 16, 16 };
+	uint8_t want[24];
+
+	mc_xdown(_metadata, m, r, n);
+	memcpy(want, m->s.data + 16 * cur, 16);
+	memcpy(want + 16, h, 8);
+	ASSERT_EQ(0, m_bmove(m, DPUSIM_XFER_FROM_DPU | DPUSIM_XFER_ASYNC, 0,
+			     8 + 24 * cur, 2 * PAGE - 24, 24))
+		TH_LOG("n=%u: %s", n, strerror(errno));
+	EXPECT_EQ(0, s_cmd(&m->s, DPUSIM_IOCTL_STREAM_CLOSE, 0, MV_CORE, 0, NULL))
+		TH_LOG("n=%u: CLOSE under the move: %s", n, strerror(errno));
+	EXPECT_EQ(0, m_sync(m)) TH_LOG("n=%u: %s", n, strerror(errno));
+	EXPECT_EQ(0, memcmp(want, m->rb + 2 * PAGE - 24, 24))
+		TH_LOG("n=%u: token %u through the buffer of a stream closed", n, cur);
+	m->pinned -= 2;
+	EXPECT_EQ(m->pinned, sysfs_rank_attr(RANK, "pinned_pages")) TH_LOG("n=%u", n);
 }
 
 static void mc_xup(struct __test_metadata *_metadata, struct mctx *m, int r,
@@ -2413,7 +2599,7 @@ static void mc_xup(struct __test_metadata *_metadata, struct mctx *m, int r,
 		TH_LOG("n=%u: stream_resident_bytes", n);
 	mv_stream_is(_metadata, m, 1, r ? NULL : m->up, r ? 8 : sizeof(m->up), n,
 		     "after the move up");
-	EXPECT_EQ(0, sysfs_rank_attr(RANK, "pinned_pages")) TH_LOG("n=%u", n);
+	EXPECT_EQ(m->pinned, sysfs_rank_attr(RANK, "pinned_pages")) TH_LOG("n=%u", n);
 	st_budget_exact(_metadata, &m->s, n);
 }
 
@@ -2425,7 +2611,9 @@ static unsigned int move_sweep(struct __test_metadata *_metadata,
 	struct mctx *m = calloc(1, sizeof(*m));
 	struct counters before, after;
 	struct nth nth;
+	long long pin0;
 	size_t i;
+	long vm0;
 	int r, err, f;
 
 	ASSERT_NE(NULL, m);
@@ -2433,10 +2621,14 @@ static unsigned int move_sweep(struct __test_metadata *_metadata,
 		m->s.data[i] = i * 13 + 5;
 	nth_open(_metadata, &nth);
 	for (nth.n = 0; nth.n <= MAX_NTH; nth.n++) {
+		vm0 = proc_status_kb("VmPin:");
+		m->rb = NULL;
+		m->pinned = 0;
 		m->s.fd = open(NODE, O_RDWR | O_CLOEXEC);
 		ASSERT_LE(0, m->s.fd) TH_LOG("n=%u: open: %s", nth.n, strerror(errno));
 		ASSERT_EQ(0, p->prepare(m)) TH_LOG("n=%u: prepare: %s", nth.n,
 						    strerror(errno));
+		pin0 = m->pinned;
 		m->res_s = sysfs_rank_attr(RANK, "stream_resident_bytes");
 		m->res_m = sysfs_rank_attr(RANK, "mram_resident_bytes");
 		m->res_w = sysfs_rank_attr(RANK, "wram_resident_bytes");
@@ -2458,8 +2650,10 @@ static unsigned int move_sweep(struct __test_metadata *_metadata,
 					       nth.n, strerror(err));
 		p->check(_metadata, m, r, nth.n);
 		read_counters(&after);
-		EXPECT_EQ(0, after.pinned) TH_LOG("n=%u: pinned_pages", nth.n);
-		EXPECT_EQ(before.vmpin, after.vmpin) TH_LOG("n=%u: VmPin", nth.n);
+		/* the registered buffers' pages only, as many as the check left */
+		EXPECT_EQ(m->pinned, after.pinned) TH_LOG("n=%u: pinned_pages", nth.n);
+		EXPECT_EQ(before.vmpin - (pin0 - m->pinned) * (long)(PAGE >> 10),
+			  after.vmpin) TH_LOG("n=%u: VmPin", nth.n);
 		/* the worker file first: the rank's release kills claimers */
 		if (m->w >= 0) {
 			ioctl(m->w, DPUSIM_IOCTL_WORKER_FINISH, &fin);
@@ -2470,6 +2664,11 @@ static unsigned int move_sweep(struct __test_metadata *_metadata,
 		EXPECT_EQ(0, sysfs_rank_attr(RANK, "stream_resident_bytes"))
 			TH_LOG("n=%u: streams left after the close", nth.n);
 		EXPECT_EQ(0, sysfs_rank_attr(RANK, "mram_resident_bytes"));
+		/* ... and the buffers registered with them */
+		EXPECT_EQ(0, sysfs_rank_attr(RANK, "pinned_pages")) TH_LOG("n=%u", nth.n);
+		EXPECT_EQ(vm0, proc_status_kb("VmPin:")) TH_LOG("n=%u: VmPin", nth.n);
+		if (m->rb)
+			munmap(m->rb, 4 * PAGE);
 		if (_metadata->exit_code == KSFT_FAIL && nth.n > 3)
 			break;
 		if (nth.n && !f)
@@ -2521,6 +2720,15 @@ MOVE_SWEEP(xfer_stream_down_async, mp_host_open, mo_xdown_async, mc_xdown)
 MOVE_SWEEP(xfer_stream_up, mp_host_open, mo_xup, mc_xup)
 /* ... asynchronous, then DPUSIM_IOCTL_SYNC */
 MOVE_SWEEP(xfer_stream_up_async, mp_host_open, mo_xup_async, mc_xup)
+/* DPUSIM_XFER_STREAM_BUF: down into the registered buffer, across a page */
+MOVE_SWEEP(xfer_stream_buf_down, mp_host_open_buf, mo_bdown, mc_xdown)
+/* ... asynchronous, then DPUSIM_IOCTL_SYNC (then a move queued, its stream closed) */
+MOVE_SWEEP(xfer_stream_buf_down_async, mp_host_open_buf, mo_bdown_async,
+	   mc_bdown_async)
+/* ... up, from the registered buffer */
+MOVE_SWEEP(xfer_stream_buf_up, mp_host_open_buf, mo_bup, mc_xup)
+/* ... asynchronous, then DPUSIM_IOCTL_SYNC */
+MOVE_SWEEP(xfer_stream_buf_up_async, mp_host_open_buf, mo_bup_async, mc_xup)
 
 /* ----------------------------------------------- /dev/dpusim/tm paths */
 

@@ -9,9 +9,9 @@
  * defects, and a commit that checks what a success returned and updates
  * the memory model (or checks that a failure changed nothing).  A new
  * ioctl joins with one entry.  The engine around the entries mutates the
- * struct's size (short, exact, long with zero tail, long with non-zero
- * tail, huge) and where it lies (valid, read-only, NULL, unmapped,
- * straddling into an unmapped page, kernel address).
+ * struct's size (short, exact, an older version's, long with zero tail,
+ * long with non-zero tail, huge) and where it lies (valid, read-only,
+ * NULL, unmapped, straddling into an unmapped page, kernel address).
  *
  * Oracle, for every call:
  *  - the result is 0 or an errno uapi/dpusim.h allows for that ioctl;
@@ -47,6 +47,15 @@
  *    the model knows, a move up must write the blocks' bytes (read back
  *    through the stream's mapping) and make the pages resident that the
  *    model says (stream_resident_bytes), a failed move changes nothing;
+ *  - registered token buffers: a STREAM_OPEN may register one in the
+ *    ctx's own area (struct dpusim_stream_cmd @buf; valid, misaligned,
+ *    too long, unwritable, ...), the model knows each stream's; moves
+ *    with DPUSIM_XFER_STREAM_BUF name offsets in it (in and out of it, on
+ *    streams with and without one; a forked child, on its parent's: they
+ *    must fail, EPERM once they get that far), a move down must put the
+ *    token there and write nothing else; in the exact phases the rank's
+ *    pinned_pages and the process's VmPin are the buffers' pages, and a
+ *    reopened rank pins nothing;
  *  - DPU programs move tokens too: a program session's worker calls the
  *    worker file's DPUSIM_IOCTL_WORKER_STREAM_OPEN/_CLOSE/_SEEK/_MOVE/_WAIT
  *    on some of its ctx's streams (as the DPU it holds, and as none) with
@@ -95,6 +104,7 @@
 #define SRC_LEN		(256UL << 10)
 #define DST_LEN		(128UL << 10)
 #define FLAP_LEN	(4 * PAGE)
+#define SBUF_LEN	(16 * PAGE)	/* a ctx's registered token buffers */
 #define MAXB		4096
 #define MAXD		256
 #define VERIFY_EVERY	256
@@ -168,6 +178,11 @@ struct fz_stats {
 	 * and up that succeeded, of them asynchronous, bytes compared).
 	 */
 	uint64_t xs_down, xs_up;
+	/*
+	 * Registered token buffers: STREAM_OPENs that registered one, moves
+	 * with DPUSIM_XFER_STREAM_BUF that succeeded (down, up).
+	 */
+	uint64_t sb_open, sb_down, sb_up;
 	uint64_t ws_calls, ws_ok, ws_down, ws_up, ws_async, ws_checked;
 	uint64_t err[134];
 	uint64_t op_calls[NOPS];
@@ -329,6 +344,8 @@ struct mstream {
 	uint64_t data_size, mem_size;
 	const uint8_t *src;	/* made of data: the bytes, if they never change */
 	struct upstream *up;	/* empty: its tokens */
+	/* the buffer its holder registered at the OPEN (in its ctx's sbuf), or 0 */
+	uint64_t buf, buf_len;
 };
 
 struct model {
@@ -442,12 +459,14 @@ struct ctx {
 	const char *phase;
 	struct regions rs;
 	uint8_t *desc, *ro, *ro_rw, *dst, *none, *vbuf;
+	uint8_t *sbuf;		/* SBUF_LEN: registered token buffers */
 	uint8_t *dst_exp, *dst_cnt, fill;
 	bool exact;		/* single thread: the model is exact */
 	bool may_eintr, may_ebadf, flap_on;
 	bool stop_on_ebadf, saw_ebadf;
 	bool ro_shared;		/* the memfd views are shared with a fork */
 	bool tm_mode;		/* pick the ops of /dev/dpusim/tm */
+	bool forked;		/* a fork's child: the known streams' buffers are not its */
 	int sid;		/* owner of the streams this ctx creates */
 	int async_pct;
 	uint64_t calls, nviol;
@@ -515,7 +534,8 @@ static int ctx_init(struct ctx *c, struct model *m, int fd, uint64_t seed,
 	c->desc = map_guarded(DESC_LEN, PROT_READ | PROT_WRITE);
 	c->dst = map_guarded(DST_LEN, PROT_READ | PROT_WRITE);
 	c->none = map_guarded(PAGE, PROT_NONE);
-	if (!c->desc || !c->dst || !c->none)
+	c->sbuf = map_guarded(SBUF_LEN, PROT_READ | PROT_WRITE);
+	if (!c->desc || !c->dst || !c->none || !c->sbuf)
 		return -1;
 	/* one memfd, a read-write and a read-only view (then a guard page) */
 	mfd = memfd_create("fuzz-ro", MFD_CLOEXEC);
@@ -537,6 +557,7 @@ static int ctx_init(struct ctx *c, struct model *m, int fd, uint64_t seed,
 		return -1;
 	reg_add(&c->rs, c->desc, DESC_LEN, P_R | P_W);
 	reg_add(&c->rs, c->dst, DST_LEN, P_R | P_W);
+	reg_add(&c->rs, c->sbuf, SBUF_LEN, P_R | P_W);
 	reg_add(&c->rs, c->ro, RO_LEN, P_R);
 	reg_add(&c->rs, g_src, SRC_LEN, P_R);	/* never a FROM target */
 	reg_add(&c->rs, g_zero, ZERO_LEN, P_R);	/* stream data only */
@@ -547,8 +568,12 @@ static int ctx_init(struct ctx *c, struct model *m, int fd, uint64_t seed,
 
 static void ctx_fini(struct ctx *c)
 {
-	/* pages may still be pinned by queued async jobs: that is fine */
+	/*
+	 * pages may still be pinned by queued async jobs, and registered
+	 * buffers until their stream is closed: that is fine
+	 */
 	munmap(c->desc - PAGE, DESC_LEN + 2 * PAGE);
+	munmap(c->sbuf - PAGE, SBUF_LEN + 2 * PAGE);
 	munmap(c->dst - PAGE, DST_LEN + 2 * PAGE);
 	munmap(c->none - PAGE, 3 * PAGE);
 	munmap(c->ro - PAGE, RO_LEN + 2 * PAGE);
@@ -720,6 +745,17 @@ static uint64_t place_list(struct ctx *c, const void *list, size_t len,
 	}
 }
 
+/*
+ * A struct that grew (struct dpusim_stream_cmd: @buf, @buf_len): a caller
+ * of its first version passes min_size .. size bytes, the rest is zeros.
+ */
+static bool struct_grew(const struct fz_op *op)
+{
+	return op->cmd == DPUSIM_IOCTL_STREAM_OPEN ||
+	       op->cmd == DPUSIM_IOCTL_STREAM_CLOSE ||
+	       op->cmd == DPUSIM_IOCTL_STREAM_SEEK;
+}
+
 /* Size, image and place of the struct; then k->f from the image. */
 static void place_struct(struct ctx *c, struct fz_call *k, const void *fields)
 {
@@ -730,6 +766,8 @@ static void place_struct(struct ctx *c, struct fz_call *k, const void *fields)
 	k->size = ks;
 	if (r < 6) {
 		k->size = rn(&c->rng, k->op->min_size);
+	} else if (r >= 94 && struct_grew(k->op)) {
+		k->size = k->op->min_size + rn(&c->rng, ks - k->op->min_size);
 	} else if (r < 16) {
 		tail = 1 + rn(&c->rng, chance(&c->rng, 10) ? 4000 : 64);
 	} else if (r < 22) {
@@ -797,7 +835,8 @@ static bool predict_struct(struct ctx *c, struct fz_call *k)
 		es_add(&k->must, EINVAL);
 		return false;
 	}
-	if (range_check(&c->rs, a, ks, false) != RC_OK) {
+	/* what the kernel reads: an older version's size, at most its own */
+	if (range_check(&c->rs, a, k->size < ks ? k->size : ks, false) != RC_OK) {
 		es_add(&k->must, EFAULT);
 		return false;
 	}
@@ -981,7 +1020,8 @@ static void gen_xfer(struct ctx *c, struct fz_call *k)
 	x.flags = rn(&c->rng, 8);
 	if (chance(&c->rng, c->async_pct))
 		x.flags |= DPUSIM_XFER_ASYNC;
-	if (chance(&c->rng, 3))	/* bit 4: DPUSIM_XFER_STREAM (in the works) */
+	/* bit 5 (DPUSIM_XFER_STREAM_BUF) without DPUSIM_XFER_STREAM, unknown ones */
+	if (chance(&c->rng, 3))
 		x.flags |= 1u << (5 + rn(&c->rng, 27));
 	from = x.flags & DPUSIM_XFER_FROM_DPU;
 	nlc = x.flags & DPUSIM_XFER_NO_LENGTH_CHECK;
@@ -1121,6 +1161,7 @@ static uint64_t distinct_pages(const struct fz_call *k, uint64_t ub,
 }
 
 /* DPUSIM_XFER_STREAM (the streams' section) */
+static struct mstream *ms_mine(struct ctx *c, uint32_t id);
 static bool predict_stream_header(struct ctx *c, struct fz_call *k,
 				  uint64_t *mem);
 static void predict_stream_state(struct ctx *c, struct fz_call *k);
@@ -1133,6 +1174,9 @@ static void predict_xfer(struct ctx *c, struct fz_call *k)
 	bool nlc = x->flags & DPUSIM_XFER_NO_LENGTH_CHECK;
 	bool wram = x->flags & DPUSIM_XFER_WRAM;
 	bool stream = x->flags & DPUSIM_XFER_STREAM;
+	/* blocks at offsets in the stream's registered buffer, not addresses */
+	bool sb = stream && x->flags & DPUSIM_XFER_STREAM_BUF;
+	const struct mstream *e = stream ? ms_mine(c, x->stream) : NULL;
 	uint64_t mem = wram ? m->wram : m->mram, end, sum, bytes, total = 0;
 	uint64_t zeros = 0, left, len, pages_ub = 0;
 	uint32_t align = wram ? DPUSIM_WRAM_ALIGN : DPUSIM_MRAM_ALIGN;
@@ -1141,7 +1185,8 @@ static void predict_xfer(struct ctx *c, struct fz_call *k)
 	bool counts_ok = true;
 	int rd, rb;
 
-	if (x->flags & ~0x1fu || x->__reserved)
+	if (x->flags & ~0x3fu || x->__reserved ||
+	    (x->flags & DPUSIM_XFER_STREAM_BUF && !stream))
 		es_add(&k->must, EINVAL);
 	/* a stream's memory: no alignment, its own size, its own rules */
 	if (stream) {
@@ -1199,7 +1244,8 @@ static void predict_xfer(struct ctx *c, struct fz_call *k)
 			if (!b->length)
 				continue;
 			if (!left) {
-				if (range_check(&c->rs, b->addr, b->length, from) != RC_OK)
+				if (!sb &&
+				    range_check(&c->rs, b->addr, b->length, from) != RC_OK)
 					es_add(&k->may, EFAULT);
 				continue;
 			}
@@ -1208,6 +1254,12 @@ static void predict_xfer(struct ctx *c, struct fz_call *k)
 			if (__builtin_add_overflow(b->addr, len, &end))
 				continue;	/* EFAULT above */
 			pages_ub += ((b->addr + len - 1) >> 12) - (b->addr >> 12) + 1;
+			if (sb) {	/* inside the buffer (none: EINVAL below) */
+				if (e && e->buf_len &&
+				    (b->addr >= e->buf_len || len > e->buf_len - b->addr))
+					es_add(&k->must, EINVAL);
+				continue;
+			}
 			rc = range_check(&c->rs, b->addr, len, from);
 			if (rc == RC_BAD)
 				es_add(&k->must, EFAULT);
@@ -1221,6 +1273,18 @@ static void predict_xfer(struct ctx *c, struct fz_call *k)
 	/* the stream's state, as the core names it (checked under the lock) */
 	if (stream && counts_ok && x->nr_dpus == 1 && k->dv[0].dpu < m->nr_dpus)
 		predict_stream_state(c, k);
+	/*
+	 * DPUSIM_XFER_STREAM_BUF: the stream has no buffer; this and the
+	 * blocks outside it are found where the pages would be pinned, after
+	 * the queue's room and the allocations
+	 */
+	if (sb) {
+		if (e && !e->buf_len)
+			es_add(&k->must, EINVAL);
+		es_add(&k->may, ENOMEM);
+		if (x->flags & DPUSIM_XFER_ASYNC)
+			es_add(&k->may, EAGAIN);
+	}
 	if (total > DPUSIM_XFER_MAX_BYTES || zeros > DPUSIM_XFER_MAX_PAD_BYTES)
 		es_add(&k->must, E2BIG);
 	if (counts_ok &&
@@ -3672,6 +3736,43 @@ static int streams_nothing_else(struct ctx *c, char *why, size_t n)
 	return bad;
 }
 
+/*
+ * Exact phases: once no move is in flight, the rank's pinned_pages and the
+ * process's VmPin are the pages of the buffers registered to the streams
+ * (the model's).  Returns mismatches, said in @why (the last one).
+ */
+static int pins_verify(struct ctx *c, char *why, size_t n)
+{
+	struct model *m = c->m;
+	uint64_t want = 0;
+	long long pin;
+	long vm;
+	uint32_t id;
+	int bad = 0;
+
+	for (id = 0; id < DPUSIM_STREAM_MAX; id++) {
+		if (m->st[id].owner < 0)
+			return 0;	/* lost: whether it still has one too */
+		if (m->st[id].owner)
+			want += (m->st[id].buf_len + PAGE - 1) / PAGE;
+	}
+	if (raw_sync(c->fd))
+		return 0;
+	pin = sysfs_rank_attr(m->rank, "pinned_pages");
+	vm = proc_status_kb("VmPin:");
+	if (pin >= 0 && (uint64_t)pin != want) {
+		snprintf(why, n, "pinned_pages %lld, the streams' registered buffers are %llu pages",
+			 pin, (unsigned long long)want);
+		bad++;
+	}
+	if (vm >= 0 && (uint64_t)vm != want * (PAGE >> 10)) {
+		snprintf(why, n, "VmPin %ld kB, the streams' registered buffers are %llu pages",
+			 vm, (unsigned long long)want);
+		bad++;
+	}
+	return bad;
+}
+
 /* Every known stream as modelled, and (exact) nothing else; mismatches. */
 static int streams_verify(struct ctx *c, const char *when)
 {
@@ -3696,20 +3797,35 @@ static int streams_verify(struct ctx *c, const char *when)
 		    why);
 		bad++;
 	}
+	if (c->exact && pins_verify(c, why, sizeof(why))) {
+		msg("VIOLATION [%s seed=%llu] %s", when, (unsigned long long)g_seed,
+		    why);
+		bad++;
+	}
 	if (bad)
 		st_add(&ST->violations, bad);
 	return bad;
 }
 
-/* A freshly opened rank has no stream: none resident, id 0 free. */
+/*
+ * A freshly opened rank has no stream: none resident, id 0 free, no
+ * registered buffer pinned (they went with the ownership, and the moves
+ * using them before it ended).
+ */
 static int streams_none(int fd, int rank, const char *when)
 {
 	long long res = sysfs_rank_attr(rank, "stream_resident_bytes");
+	long long pin = sysfs_rank_attr(rank, "pinned_pages");
 	int err = raw_scmd(fd, DPUSIM_IOCTL_STREAM_OPEN, 0, 0, 0, NULL), bad = 0;
 
 	if (res > 0) {
 		msg("VIOLATION [%s] reopened rank%d: stream_resident_bytes %lld",
 		    when, rank, res);
+		bad++;
+	}
+	if (pin > 0) {
+		msg("VIOLATION [%s] reopened rank%d: pinned_pages %lld", when, rank,
+		    pin);
 		bad++;
 	}
 	if (err != ENOENT) {
@@ -4019,9 +4135,54 @@ static int32_t stream_delta(struct ctx *c, const struct mstream *e)
 }
 
 /*
+ * A token buffer for an OPEN (@open; other commands: a defect): mostly
+ * a valid one in the ctx's area, else misaligned, of 0 bytes or without
+ * an address, over DPUSIM_STREAM_MAX_BUF, running into the guard page,
+ * read-only, unmapped, a kernel or non-canonical address, wrapping.
+ */
+static void gen_stream_buf(struct ctx *c, struct dpusim_stream_cmd *s, bool open)
+{
+	uint64_t p = rn(&c->rng, SBUF_LEN / PAGE), room = SBUF_LEN - p * PAGE;
+	unsigned int r = rn(&c->rng, 100);
+
+	if (r >= (open ? 45 : 5))
+		return;		/* none */
+	s->buf = (uintptr_t)c->sbuf + p * PAGE;
+	s->buf_len = r % 4 ? room - rn(&c->rng, PAGE) :
+		     1 + rn(&c->rng, chance(&c->rng, 50) ? room : PAGE);
+	if (r < (open ? 36 : 2))
+		return;		/* valid (a defect if not an OPEN) */
+	switch (rn(&c->rng, 11)) {
+	case 0: s->buf += 1 + rn(&c->rng, PAGE - 1); break;
+	case 1: s->buf_len = 0; break;
+	case 2: s->buf = 0; break;
+	case 3:
+		s->buf_len = chance(&c->rng, 50) ? ~0ULL - rn(&c->rng, 2) :
+			     DPUSIM_STREAM_MAX_BUF + 1 + rn(&c->rng, 1 << 20);
+		break;
+	case 4:	/* into the guard page; or as long as allowed */
+		s->buf_len = chance(&c->rng, 80) ? room + 1 + rn(&c->rng, 2 * PAGE) :
+			     DPUSIM_STREAM_MAX_BUF;
+		break;
+	case 5:
+		s->buf = (uintptr_t)g_zero + PAGE * rn(&c->rng, 64);
+		break;
+	case 6: s->buf = (uintptr_t)c->ro + PAGE * rn(&c->rng, RO_LEN / PAGE); break;
+	case 7: s->buf = (uintptr_t)c->none; break;
+	case 8: s->buf = KADDR + PAGE * rn(&c->rng, 256); break;
+	case 9: s->buf = NONCANON + PAGE * rn(&c->rng, 256); break;
+	default:	/* the end wraps */
+		s->buf = (~0ULL & ~(PAGE - 1)) - PAGE * rn(&c->rng, 2);
+		s->buf_len = 2 * PAGE + rn(&c->rng, 4 * PAGE);
+		break;
+	}
+}
+
+/*
  * OPEN, CLOSE and SEEK: mostly a stream this ctx created, by the core
  * that has it open (or another one); else an id no stream has (never
  * created, >= DPUSIM_STREAM_MAX); another ctx's stream only with a defect.
+ * An OPEN often registers a token buffer (gen_stream_buf()).
  */
 static void gen_stream_cmd(struct ctx *c, struct fz_call *k)
 {
@@ -4029,7 +4190,7 @@ static void gen_stream_cmd(struct ctx *c, struct fz_call *k)
 	bool seek = k->op->cmd == DPUSIM_IOCTL_STREAM_SEEK;
 	bool open = k->op->cmd == DPUSIM_IOCTL_STREAM_OPEN;
 	struct dpusim_stream_cmd s = { .size = sizeof(s) };
-	uint32_t own[DPUSIM_STREAM_MAX], nown = 0, i;
+	uint32_t own[DPUSIM_STREAM_MAX], nown = 0, i, j, n = 0;
 	const struct mstream *e = NULL;
 	unsigned int r = rn(&c->rng, 100);
 	bool need_defect = false;
@@ -4039,6 +4200,12 @@ static void gen_stream_cmd(struct ctx *c, struct fz_call *k)
 			own[nown++] = i;
 	if (r < 80 && nown) {
 		s.id = own[rn(&c->rng, nown)];
+		/* an OPEN: often of one nobody has open, if any */
+		for (i = 0, j = open && chance(&c->rng, 50) ? nown : 0; i < j; i++)
+			if (m->st[own[i]].core < 0)
+				own[n++] = own[i];
+		if (n)
+			s.id = own[rn(&c->rng, n)];
 		e = &m->st[s.id];
 	} else if (r < 88 && c->exact && m->nst < DPUSIM_STREAM_MAX) {
 		s.id = m->nst + rn(&c->rng, DPUSIM_STREAM_MAX - m->nst);
@@ -4079,16 +4246,51 @@ static void gen_stream_cmd(struct ctx *c, struct fz_call *k)
 		break;
 	default: break;
 	}
+	gen_stream_buf(c, &s, open);
 	place_struct(c, k, &s);
 }
 
-/* A defect the kernel finds before it looks the stream up. */
+/* A defect the kernel finds before it looks the stream up (or pins). */
 static bool scmd_bad_fields(const struct ctx *c, const struct fz_call *k)
 {
 	const struct dpusim_stream_cmd *s = &k->f.scmd;
 
 	return s->flags || s->core >= c->m->nr_dpus ||
-	       (k->op->cmd != DPUSIM_IOCTL_STREAM_SEEK && s->delta);
+	       (k->op->cmd != DPUSIM_IOCTL_STREAM_SEEK && s->delta) ||
+	       !s->buf != !s->buf_len ||
+	       (s->buf && k->op->cmd != DPUSIM_IOCTL_STREAM_OPEN);
+}
+
+/*
+ * An OPEN's buffer, registered before the stream is looked up: its
+ * defects (a misaligned address, over DPUSIM_STREAM_MAX_BUF, wrapping;
+ * then, after the allocations and RLIMIT_MEMLOCK, memory not writable).
+ */
+static void predict_stream_buf(struct ctx *c, struct fz_call *k)
+{
+	const struct dpusim_stream_cmd *s = &k->f.scmd;
+	uint64_t end;
+	int rc;
+
+	if (s->buf % PAGE) {
+		es_add(&k->must, EINVAL);
+		return;
+	}
+	if (s->buf_len > DPUSIM_STREAM_MAX_BUF) {
+		es_add(&k->must, E2BIG);
+		return;
+	}
+	if (__builtin_add_overflow(s->buf, s->buf_len, &end)) {
+		es_add(&k->must, EFAULT);
+		return;
+	}
+	es_add(&k->may, ENOMEM);
+	es_add(&k->amb, ENOMEM);
+	rc = range_check(&c->rs, s->buf, s->buf_len, true);
+	if (rc == RC_BAD)
+		es_add(&k->must, EFAULT);
+	else if (rc == RC_FLAKY)
+		es_add(&k->may, EFAULT);
 }
 
 static void predict_stream_cmd(struct ctx *c, struct fz_call *k)
@@ -4098,18 +4300,23 @@ static void predict_stream_cmd(struct ctx *c, struct fz_call *k)
 
 	if (scmd_bad_fields(c, k)) {
 		es_add(&k->must, EINVAL);
-	} else if (e) {
-		if (k->op->cmd == DPUSIM_IOCTL_STREAM_OPEN && e->core >= 0)
-			es_add(&k->must, EBUSY);
-		if (k->op->cmd != DPUSIM_IOCTL_STREAM_OPEN && e->core != (int32_t)s->core)
-			es_add(&k->must, EINVAL);
-	} else if (c->exact || s->id >= DPUSIM_STREAM_MAX) {
-		es_add(&k->must, ENOENT);
 	} else {
-		/* not generated: another ctx's stream without a defect */
-		es_add(&k->amb, ENOENT);
-		es_add(&k->amb, EBUSY);
-		es_add(&k->amb, EINVAL);
+		if (s->buf)	/* an OPEN's buffer: pinned first */
+			predict_stream_buf(c, k);
+		if (e) {
+			if (k->op->cmd == DPUSIM_IOCTL_STREAM_OPEN && e->core >= 0)
+				es_add(&k->must, EBUSY);
+			if (k->op->cmd != DPUSIM_IOCTL_STREAM_OPEN &&
+			    e->core != (int32_t)s->core)
+				es_add(&k->must, EINVAL);
+		} else if (c->exact || s->id >= DPUSIM_STREAM_MAX) {
+			es_add(&k->must, ENOENT);
+		} else {
+			/* not generated: another ctx's stream without a defect */
+			es_add(&k->amb, ENOENT);
+			es_add(&k->amb, EBUSY);
+			es_add(&k->amb, EINVAL);
+		}
 	}
 	if (answer_unwritable(c, k, sizeof(*s)))
 		es_add(&k->must, EFAULT);
@@ -4120,6 +4327,7 @@ static void commit_stream_cmd(struct ctx *c, struct fz_call *k)
 	const struct dpusim_stream_cmd *s = &k->f.scmd;
 	struct mstream *e = ms_mine(c, s->id);
 	struct dpusim_stream_cmd out;
+	uint64_t had_buf = 0;
 	char why[320] = "";
 
 	if (k->ret) {
@@ -4129,6 +4337,11 @@ static void commit_stream_cmd(struct ctx *c, struct fz_call *k)
 		    stream_probe(c, s->id, why, sizeof(why)) == 1)
 			violation(c, k, "failed STREAM_%s (%s) of stream %u: %s",
 				  scmd_name(k->cmd), ename(k->err), s->id, why);
+		/* ... and its buffer pinned nothing */
+		if (c->exact && s->buf && k->err != EBADF &&
+		    pins_verify(c, why, sizeof(why)))
+			violation(c, k, "failed STREAM_%s (%s) with a buffer: %s",
+				  scmd_name(k->cmd), ename(k->err), why);
 		return;
 	}
 	if (!e)
@@ -4137,9 +4350,15 @@ static void commit_stream_cmd(struct ctx *c, struct fz_call *k)
 	case DPUSIM_IOCTL_STREAM_OPEN:
 		e->core = s->core;
 		e->cursor = 0;
+		e->buf = s->buf;
+		e->buf_len = s->buf_len;
+		if (s->buf)
+			st_add(&ST->sb_open, 1);
 		break;
 	case DPUSIM_IOCTL_STREAM_CLOSE:
 		e->core = -1;
+		had_buf = e->buf_len;
+		e->buf = e->buf_len = 0;
 		break;
 	default: {
 		int64_t cur = (int64_t)e->cursor + s->delta;
@@ -4148,7 +4367,9 @@ static void commit_stream_cmd(struct ctx *c, struct fz_call *k)
 		break;
 	}
 	}
-	memcpy(&out, k->arg, sizeof(out));
+	/* an older version's size: the answer is cut there */
+	memset(&out, 0, sizeof(out));
+	memcpy(&out, k->arg, k->size < sizeof(out) ? k->size : sizeof(out));
 	if (!scmd_out_ok(e, &out, why, sizeof(why)) || out.flags ||
 	    out.id != s->id || out.core != s->core || out.delta != s->delta) {
 		violation(c, k, "STREAM_%s of stream %u by core %u (delta %d): %s; id %u core %u delta %d flags %#x",
@@ -4156,11 +4377,26 @@ static void commit_stream_cmd(struct ctx *c, struct fz_call *k)
 			  out.id, out.core, out.delta, out.flags);
 		e->cursor = out.cursor;
 	}
+	if (k->size >= sizeof(out) &&
+	    (out.buf != s->buf || out.buf_len != s->buf_len))
+		violation(c, k, "STREAM_%s answered buf %#llx buf_len %llu, given %#llx %llu",
+			  scmd_name(k->cmd), (unsigned long long)out.buf,
+			  (unsigned long long)out.buf_len, (unsigned long long)s->buf,
+			  (unsigned long long)s->buf_len);
 	if (k->img_len > sizeof(out) &&
 	    memcmp(k->arg + sizeof(out), k->img + sizeof(out),
 		   k->img_len - sizeof(out)))
 		violation(c, k, "STREAM_%s wrote past the struct it knows",
 			  scmd_name(k->cmd));
+	if (k->size < sizeof(out) && k->img_len > k->size &&
+	    memcmp(k->arg + k->size, k->img + k->size,
+		   (k->img_len < sizeof(out) ? k->img_len : sizeof(out)) - k->size))
+		violation(c, k, "STREAM_%s wrote past the caller's version (%u bytes)",
+			  scmd_name(k->cmd), k->size);
+	/* registered: its pages pinned and charged; closed: let go */
+	if (c->exact && (s->buf || had_buf) && pins_verify(c, why, sizeof(why)))
+		violation(c, k, "STREAM_%s of stream %u: %s", scmd_name(k->cmd),
+			  s->id, why);
 }
 
 /* mmap() of the rank file: offsets, lengths and flags, then a touch. */
@@ -4278,6 +4514,23 @@ static bool predict_stream_header(struct ctx *c, struct fz_call *k,
 		if ((c->exact && !ms_known(c->m, x->stream)) ||
 		    x->stream >= DPUSIM_STREAM_MAX) {
 			es_add(&k->must, ENOENT);
+		} else if (c->forked && x->flags & DPUSIM_XFER_STREAM_BUF) {
+			/*
+			 * A fork's child, on a stream of its parent's ctx: no
+			 * buffer of the stream is the child's, the move fails
+			 * wherever it stops (EPERM: a buffer the parent
+			 * registered, after every other check of the move)
+			 */
+			static const int any[] = {
+				ENOENT, EINVAL, ENODATA, ENOSPC, EOVERFLOW, EFAULT,
+				EPERM, 0,
+			};
+			int i;
+
+			for (i = 0; any[i]; i++)
+				es_add(&k->must, any[i]);
+			es_add(&k->may, ENOMEM);
+			es_add(&k->may, EAGAIN);
 		} else if (es_empty(&k->must)) {
 			/* not generated: another ctx's stream without a defect */
 			es_add(&k->amb, ENOENT);
@@ -4285,6 +4538,7 @@ static bool predict_stream_header(struct ctx *c, struct fz_call *k,
 			es_add(&k->amb, ENODATA);
 			es_add(&k->amb, EOVERFLOW);
 			es_add(&k->amb, EFAULT);
+			es_add(&k->amb, EPERM);
 		}
 		return false;
 	}
@@ -4348,17 +4602,36 @@ static void gen_stream_xfer(struct ctx *c, struct fz_call *k)
 	};
 	struct model *m = c->m;
 	uint32_t own[DPUSIM_STREAM_MAX], nown = 0, i, nb;
-	const struct mstream *e = NULL;
+	uint32_t par[DPUSIM_STREAM_MAX], npar = 0;
+	const struct mstream *e = NULL, *g;
 	unsigned int r = rn(&c->rng, 100);
-	bool down, need_defect = false, more = false;
-	uint64_t pos, n;
+	bool down, need_defect = false, more = false, sb;
+	uint64_t pos, n, room;
 
 	for (i = 0; i < DPUSIM_STREAM_MAX; i++)
 		if (ms_mine(c, i))
 			own[nown++] = i;
-	if (r < 85 && nown) {
+	/* a fork's child: often one of its parent's open with a buffer */
+	for (i = 0; c->forked && r >= 70 && i < DPUSIM_STREAM_MAX; i++)
+		if (ms_known(m, i) && !ms_mine(c, i) && m->st[i].buf_len &&
+		    m->st[i].core >= 0)
+			par[npar++] = i;
+	if (npar) {
+		x.stream = par[rn(&c->rng, npar)];
+		need_defect = true;	/* not its own */
+	} else if (r < 85 && nown) {
 		x.stream = own[rn(&c->rng, nown)];
 		e = &m->st[x.stream];
+		/* often one open with a registered buffer, if any */
+		n = 0;
+		if (chance(&c->rng, 40))
+			for (i = 0; i < nown; i++)
+				if (m->st[own[i]].buf_len && m->st[own[i]].core >= 0)
+					own[n++] = own[i];
+		if (n) {
+			x.stream = own[rn(&c->rng, n)];
+			e = &m->st[x.stream];
+		}
 	} else if (r < 91 && c->exact && m->nst < DPUSIM_STREAM_MAX) {
 		x.stream = m->nst + rn(&c->rng, DPUSIM_STREAM_MAX - m->nst);
 	} else if (r < 97) {
@@ -4369,30 +4642,45 @@ static void gen_stream_xfer(struct ctx *c, struct fz_call *k)
 		e = ms_mine(c, x.stream);
 		need_defect = !e && (!c->exact || ms_known(m, x.stream));
 	}
+	/*
+	 * @g: the stream the move follows.  A fork's child names a stream
+	 * of its parent's ctx with DPUSIM_XFER_STREAM_BUF and no other
+	 * defect, as the parent would move it (its model as at the fork):
+	 * that must fail.  Else, mostly with the registered buffer, if any.
+	 */
+	g = e;
+	if (need_defect && c->forked && ms_known(m, x.stream) &&
+	    (npar || chance(&c->rng, 50))) {
+		g = &m->st[x.stream];
+		need_defect = false;
+		sb = true;
+	} else {
+		sb = chance(&c->rng, g && g->buf_len ? 60 : 3);
+	}
 	c->dv[0] = (struct dpusim_xfer_dpu){
-		.dpu = e && e->core >= 0 && chance(&c->rng, 90) ? (uint32_t)e->core :
+		.dpu = g && g->core >= 0 && chance(&c->rng, 90) ? (uint32_t)g->core :
 		       rn(&c->rng, m->nr_dpus),
 	};
 	/* down: a stream of data, or an empty one's tokens; up: its next one */
-	down = !e || e->down || chance(&c->rng, 30);
+	down = !g || g->down || chance(&c->rng, 30);
 	if (!down) {
 		n = 8 * (1 + rn(&c->rng, chance(&c->rng, 80) ? 8 : 64));
-		x.offset = ms_offset(e, e->cursor);
+		x.offset = ms_offset(g, g->cursor);
 		x.length = n + 2 * DPUSIM_STREAM_HEADER;
 		/* a token the model could not follow: read one instead */
-		if (e->cursor >= UP_TOKENS || x.offset + x.length > UP_BYTES)
+		if (g->cursor >= UP_TOKENS || x.offset + x.length > UP_BYTES)
 			down = true;
 	}
 	if (down) {
 		x.flags |= DPUSIM_XFER_FROM_DPU;
-		if (e) {
-			x.offset = ms_offset(e, e->cursor) + DPUSIM_STREAM_HEADER;
-			x.length = ms_token(e, e->cursor) + DPUSIM_STREAM_HEADER;
+		if (g) {
+			x.offset = ms_offset(g, g->cursor) + DPUSIM_STREAM_HEADER;
+			x.length = ms_token(g, g->cursor) + DPUSIM_STREAM_HEADER;
 		} else {
 			x.offset = 8 * rn(&c->rng, 32);
 			x.length = 8 * (1 + rn(&c->rng, 8));
 		}
-		if (e && e->down && chance(&c->rng, 4)) {	/* up, on data */
+		if (g && g->down && chance(&c->rng, 4)) {	/* up, on data */
 			x.flags &= ~DPUSIM_XFER_FROM_DPU;
 			x.offset -= DPUSIM_STREAM_HEADER;
 			x.length = 24;
@@ -4400,6 +4688,8 @@ static void gen_stream_xfer(struct ctx *c, struct fz_call *k)
 	}
 	if (chance(&c->rng, c->async_pct))
 		x.flags |= DPUSIM_XFER_ASYNC;
+	if (sb)
+		x.flags |= DPUSIM_XFER_STREAM_BUF;
 	switch (rn(&c->rng, need_defect ? 2 : 36)) {
 	case 0: x.flags |= 1u << (5 + rn(&c->rng, 27)); break;
 	case 1: x.__reserved = 1 + rn(&c->rng, 0xfffffffe); break;
@@ -4420,22 +4710,34 @@ static void gen_stream_xfer(struct ctx *c, struct fz_call *k)
 		break;
 	case 8: x.length += chance(&c->rng, 50) ? 8 : 1 + rn(&c->rng, 8); break;
 	case 9:	/* past the stream's memory, or wrapping */
-		if (chance(&c->rng, 50) && e)
-			x.offset = e->mem_size - rn(&c->rng, 8);
+		if (chance(&c->rng, 50) && g)
+			x.offset = g->mem_size - rn(&c->rng, 8);
 		else
 			x.offset = ~0ULL - rn(&c->rng, 16);
 		break;
 	case 10: x.length = chance(&c->rng, 50) ? 8 : 0; break;
 	default: break;
 	}
-	/* the blocks: in the destination arena (down) or g_src (up) */
+	/*
+	 * the blocks: in the destination arena (down) or g_src (up); with
+	 * the registered buffer, offsets in it one after the other (mostly
+	 * all inside it)
+	 */
 	nb = chance(&c->rng, 70) ? 1 : 1 + rn(&c->rng, 3);
 	cut_blocks(c, c->bv, nb, x.length);
-	pos = 8 * rn(&c->rng, 512);
+	room = g && g->buf_len ? g->buf_len : SBUF_LEN;
+	if (sb)
+		pos = x.length <= room && chance(&c->rng, 90) ?
+		      rn(&c->rng, room - x.length + 1) : rn(&c->rng, room + 64);
+	else
+		pos = 8 * rn(&c->rng, 512);
 	for (i = 0; i < nb; i++) {
 		struct dpusim_block *b = &c->bv[i];
 
-		if (!(x.flags & DPUSIM_XFER_FROM_DPU)) {
+		if (sb) {
+			b->addr = pos;
+			pos += b->length + (chance(&c->rng, 10) ? rn(&c->rng, 16) : 0);
+		} else if (!(x.flags & DPUSIM_XFER_FROM_DPU)) {
 			b->addr = (uintptr_t)g_src +
 				  (b->length < SRC_LEN ? rn(&c->rng, SRC_LEN - b->length) : 0);
 		} else if (pos + b->length <= DST_LEN) {
@@ -4446,7 +4748,18 @@ static void gen_stream_xfer(struct ctx *c, struct fz_call *k)
 		}
 	}
 	switch (rn(&c->rng, need_defect ? 1 : 30)) {
-	case 1: bad_block(c, x.flags & DPUSIM_XFER_FROM_DPU, &c->bv[rn(&c->rng, nb)]); break;
+	case 1:
+		if (!sb) {
+			bad_block(c, x.flags & DPUSIM_XFER_FROM_DPU,
+				  &c->bv[rn(&c->rng, nb)]);
+			break;
+		}
+		/* outside the buffer: across its end (or just at it), past it */
+		i = rn(&c->rng, nb);
+		c->bv[i].addr = chance(&c->rng, 50) ?
+				room - rn(&c->rng, c->bv[i].length + 1) :
+				room + rn(&c->rng, 1 << 20);
+		break;
 	case 2: c->bv[nb - 1].length += 1 + rn(&c->rng, 8); break;	/* sum != length */
 	case 3: more = true; break;	/* the DPU's count: past the list */
 	default: break;
@@ -4463,6 +4776,14 @@ static void gen_stream_xfer(struct ctx *c, struct fz_call *k)
 	k->bv = c->bv;
 	c->fill = rnd(&c->rng);
 	memset(c->dst, c->fill, DST_LEN);
+	/* the registered buffers: the fill (down), known bytes (up) */
+	if (x.flags & DPUSIM_XFER_STREAM_BUF) {
+		if (x.flags & DPUSIM_XFER_FROM_DPU)
+			memset(c->sbuf, c->fill, SBUF_LEN);
+		else
+			memcpy(c->sbuf, g_src + PAGE * rn(&c->rng, (SRC_LEN - SBUF_LEN) / PAGE + 1),
+			       SBUF_LEN);
+	}
 	place_struct(c, k, &x);
 }
 
@@ -4551,35 +4872,67 @@ static void token_expect(const struct mstream *e, uint8_t *exp, uint8_t *known)
 	memset(known + size, 1, sizeof(h));
 }
 
-/* After a move down: the blocks hold the token, nothing else changed. */
+/*
+ * After a move down: the blocks hold the token, nothing else changed (of
+ * the destination arena, or of the ctx's registered buffers with
+ * DPUSIM_XFER_STREAM_BUF: blocks at offsets in the stream's, which may
+ * overlap: the last one written wins).
+ */
 static void check_stream_dst(struct ctx *c, struct fz_call *k,
 			     const struct mstream *e)
 {
 	const struct dpusim_xfer *x = &k->f.x;
+	bool sb = x->flags & DPUSIM_XFER_STREAM_BUF;
 	uint8_t *exp = c->vbuf, *known = c->vbuf + DST_LEN;
+	uint8_t *arena = sb ? c->sbuf : c->dst;
+	uint64_t alen = sb ? SBUF_LEN : DST_LEN, base = sb ? e->buf : 0;
 	uint64_t i, a, at = 0;
 	uint32_t j;
 
+	if (sb && (e->buf < (uintptr_t)c->sbuf ||
+		   e->buf + e->buf_len > (uintptr_t)c->sbuf + SBUF_LEN)) {
+		violation(c, k, "fuzzer: stream %u's buffer %#llx is not in the ctx's area",
+			  x->stream, (unsigned long long)e->buf);
+		return;
+	}
 	token_expect(e, exp, known);
-	memset(c->dst_cnt, 0, DST_LEN);
+	memset(c->dst_cnt, 0, alen);	/* 1: the model knows the byte, 2: not */
 	for (j = 0; j < x->nr_blocks; j++) {
 		const struct dpusim_block *b = &k->bv[j];
 
 		for (i = 0; i < b->length; i++, at++) {
-			a = b->addr + i - (uintptr_t)c->dst;
-			c->dst_cnt[a] = 1;
-			if (known[at] && c->dst[a] != exp[at]) {
-				violation(c, k, "STREAM_XFER down of token %u of stream %u: byte %llu is %#x, the model says %#x",
-					  e->cursor, x->stream, (unsigned long long)at,
-					  c->dst[a], exp[at]);
-				return;
-			}
+			a = base + b->addr + i - (uintptr_t)arena;
+			c->dst_cnt[a] = known[at] ? 1 : 2;
+			c->dst_exp[a] = exp[at];
 		}
 	}
-	for (i = 0; i < DST_LEN; i++)
-		if (!c->dst_cnt[i] && c->dst[i] != c->fill) {
-			violation(c, k, "STREAM_XFER down wrote host byte +%llu outside its blocks",
-				  (unsigned long long)i);
+	for (i = 0; i < alen; i++) {
+		if (!c->dst_cnt[i] && arena[i] != c->fill) {
+			violation(c, k, "STREAM_XFER down wrote host byte +%llu outside its blocks%s",
+				  (unsigned long long)i, sb ? " (registered buffers)" : "");
+			return;
+		}
+		if (c->dst_cnt[i] == 1 && arena[i] != c->dst_exp[i]) {
+			violation(c, k, "STREAM_XFER down of token %u of stream %u: host byte +%llu%s is %#x, the model says %#x",
+				  e->cursor, x->stream, (unsigned long long)i,
+				  sb ? " (registered buffers)" : "", arena[i],
+				  c->dst_exp[i]);
+			return;
+		}
+	}
+	if (sb)
+		check_dst(c, k, false);	/* the destination arena: untouched */
+}
+
+/* After a failed move down with DPUSIM_XFER_STREAM_BUF: no byte written. */
+static void check_sbuf_untouched(struct ctx *c, struct fz_call *k)
+{
+	uint64_t i;
+
+	for (i = 0; i < SBUF_LEN; i++)
+		if (c->sbuf[i] != c->fill) {
+			violation(c, k, "failed STREAM_XFER down changed the registered buffers at +%llu (%#x, was %#x)",
+				  (unsigned long long)i, c->sbuf[i], c->fill);
 			return;
 		}
 }
@@ -4588,6 +4941,7 @@ static void commit_stream_xfer(struct ctx *c, struct fz_call *k)
 {
 	const struct dpusim_xfer *x = &k->f.x;
 	bool from = x->flags & DPUSIM_XFER_FROM_DPU;
+	bool sb = x->flags & DPUSIM_XFER_STREAM_BUF;
 	struct mstream *e = ms_mine(c, x->stream);
 	uint8_t *src = c->vbuf;
 	char why[320];
@@ -4598,6 +4952,8 @@ static void commit_stream_xfer(struct ctx *c, struct fz_call *k)
 	if (k->ret) {
 		if (from)
 			check_dst(c, k, false);
+		if (from && sb)
+			check_sbuf_untouched(c, k);
 		commit_none(c, k);
 		if (!e || k->err == EBADF)
 			return;
@@ -4623,15 +4979,23 @@ static void commit_stream_xfer(struct ctx *c, struct fz_call *k)
 		check_stream_dst(c, k, e);
 		e->cursor++;
 		st_add(&ST->xs_down, 1);
+		if (sb)
+			st_add(&ST->sb_down, 1);
 		return;
 	}
+	/* the blocks' bytes: user addresses, or offsets in the buffer */
+	if (sb && !e->buf_len)
+		return;		/* it has none: run_call reported the success */
 	for (j = 0; j < x->nr_blocks; j++) {
-		memcpy(src + at, (const void *)(uintptr_t)k->bv[j].addr,
+		memcpy(src + at, (const void *)(uintptr_t)((sb ? e->buf : 0) +
+							   k->bv[j].addr),
 		       k->bv[j].length);
 		at += k->bv[j].length;
 	}
 	up_apply(c->m, c->exact, e, x->offset, x->length, src);
 	st_add(&ST->xs_up, 1);
+	if (sb)
+		st_add(&ST->sb_up, 1);
 	if (chance(&c->rng, 30) && up_compare(c, x->stream, why, sizeof(why)) == 1)
 		violation(c, k, "after STREAM_XFER up: %s", why);
 }
@@ -4900,9 +5264,9 @@ static int ws_cmd(int w, struct rng *r, struct prog_streams *ps,
 	static const char *const names[] = { "OPEN", "CLOSE", "SEEK" };
 	int which = rn(r, 3), j;
 	bool open, seek;
-	struct dpusim_stream_cmd s = { .size = sizeof(s) }, o;
+	struct dpusim_stream_cmd s = { .size = sizeof(s) }, o, in = {};
 	struct mstream *e;
-	char what[64], fields[160], why[320];
+	char what[64], fields[192], why[320];
 	struct ws_arg a;
 	eset must = {};
 	int64_t cur;
@@ -4928,6 +5292,10 @@ static int ws_cmd(int w, struct rng *r, struct prog_streams *ps,
 		s.offset = rnd(r);
 		s.prev = rnd(r);
 		break;
+	case 3:	/* a token buffer: a host thread's only */
+		s.buf = chance(r, 80) ? PAGE * (1 + rn(r, 1 << 20)) : 0;
+		s.buf_len = chance(r, 80) ? 1 + rn(r, 4 * PAGE) : 0;
+		break;
 	default: break;
 	}
 	if (s.flags || s.core >= nr || (!seek && s.delta))
@@ -4941,12 +5309,17 @@ static int ws_cmd(int w, struct rng *r, struct prog_streams *ps,
 	else if (!open && e->core != (int32_t)s.core)
 		es_add(&must, EINVAL);
 	ws_place(r, &s, sizeof(s), offsetofend(struct dpusim_stream_cmd, prev), &a);
+	/* what the kernel reads of them: an older version's has no buffer */
+	memcpy(&in, &s, a.size < sizeof(in) ? a.size : sizeof(in));
+	if (in.buf || in.buf_len)
+		es_add(&must, EINVAL);
 	err = ws_ioctl(w, cmds[which], &a);
 	snprintf(what, sizeof(what), "WORKER_STREAM_%s as DPU %d", names[which],
 		 h->dpu);
 	snprintf(fields, sizeof(fields),
-		 "stream %u core %u delta %d flags %#x; model: core %d cursor %u",
-		 s.id, s.core, s.delta, s.flags, e ? e->core : -2,
+		 "stream %u core %u delta %d flags %#x buf %#llx/%llu; model: core %d cursor %u",
+		 s.id, s.core, s.delta, s.flags, (unsigned long long)in.buf,
+		 (unsigned long long)in.buf_len, e ? e->core : -2,
 		 e ? e->cursor : 0);
 	if (!ws_verdict(what, err, &a, &must, fields))
 		return 30;
@@ -4957,8 +5330,9 @@ static int ws_cmd(int w, struct rng *r, struct prog_streams *ps,
 		e->core = s.core;
 		e->cursor = 0;
 		break;
-	case 1:
+	case 1:		/* the buffer a host thread registered goes too */
 		e->core = -1;
+		e->buf = e->buf_len = 0;
 		break;
 	default:
 		cur = (int64_t)e->cursor + s.delta;
@@ -5386,7 +5760,7 @@ static const struct fz_op fz_ops[NOPS] = {
 		.min_size = offsetofend(struct dpusim_xfer, blocks),
 		.weight = 70,
 		.errnos = { COMMON_ERRNOS, EOVERFLOW, ENOMEM, ENOSPC, EAGAIN,
-			    ETIMEDOUT, 0 },
+			    ETIMEDOUT, EPERM, 0 },
 		.gen = gen_xfer_fill, .predict = predict_xfer,
 		.commit = commit_xfer,
 	},
@@ -5522,9 +5896,10 @@ static const struct fz_op fz_ops[NOPS] = {
 	{								\
 		.name = "STREAM_" #_name, .cmd = DPUSIM_IOCTL_STREAM_##_name, \
 		.size = sizeof(struct dpusim_stream_cmd),		\
-		.min_size = sizeof(struct dpusim_stream_cmd),	/* v1 */ \
+		/* v1: up to @prev; v2 added @buf, @buf_len */		\
+		.min_size = offsetofend(struct dpusim_stream_cmd, prev),	\
 		.weight = _w,						\
-		.errnos = { COMMON_ERRNOS, ENOENT, 0 },			\
+		.errnos = { COMMON_ERRNOS, ENOENT, ENOMEM, 0 },		\
 		.gen = gen_stream_cmd, .predict = predict_stream_cmd,	\
 		.commit = commit_stream_cmd,				\
 	}
@@ -5538,7 +5913,7 @@ static const struct fz_op fz_ops[NOPS] = {
 		.min_size = offsetofend(struct dpusim_xfer, blocks),
 		.weight = 8,
 		.errnos = { COMMON_ERRNOS, EOVERFLOW, ENOMEM, ENOSPC, EAGAIN,
-			    ETIMEDOUT, ENOENT, ENODATA, 0 },
+			    ETIMEDOUT, ENOENT, ENODATA, EPERM, 0 },
 		.gen = gen_stream_xfer, .predict = predict_xfer,
 		.commit = commit_stream_xfer,
 	},
@@ -5937,10 +6312,24 @@ static void fixed_scmd(struct ctx *c, struct fz_call *k, unsigned long cmd,
 	fixed_call(c, k, cmd, &s, what, expect);
 }
 
+/* An OPEN of stream @id by @core registering @len bytes at @buf. */
+static void fixed_sbuf(struct ctx *c, struct fz_call *k, uint32_t id,
+		       uint32_t core, const void *buf, uint64_t len,
+		       const char *what, int expect)
+{
+	struct dpusim_stream_cmd s = {
+		.size = sizeof(s), .id = id, .core = core,
+		.buf = (uintptr_t)buf, .buf_len = len,
+	};
+
+	fixed_call(c, k, DPUSIM_IOCTL_STREAM_OPEN, &s, what, expect);
+}
+
 /*
  * Streams at their limits: DPUSIM_STREAM_MAX_TOKENS tokens and one more,
  * DPUSIM_STREAM_MAX_BYTES and one more, DPUSIM_STREAM_MAX streams and one
- * more; OPEN, SEEK and CLOSE at the ends of the largest stream.
+ * more; OPEN, SEEK and CLOSE at the ends of the largest stream; a token
+ * buffer of DPUSIM_STREAM_MAX_BUF bytes and one more.
  */
 static void stream_limits(struct ctx *c, struct fz_call *k)
 {
@@ -6012,6 +6401,15 @@ static void stream_limits(struct ctx *c, struct fz_call *k)
 		   "stream: OPEN of id DPUSIM_STREAM_MAX", ENOENT);
 	fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_CLOSE, DPUSIM_STREAM_MAX - 1, 1, 0,
 		   "stream: CLOSE of the last one", 0);
+	fixed_sbuf(c, k, DPUSIM_STREAM_MAX - 1, 1, c->sbuf, DPUSIM_STREAM_MAX_BUF + 1,
+		   "stream: buffer of MAX_BUF + 1 bytes", E2BIG);
+	/* EFAULT past the mapping (ENOMEM: RLIMIT_MEMLOCK without CAP_IPC_LOCK) */
+	fixed_sbuf(c, k, DPUSIM_STREAM_MAX - 1, 1, c->sbuf, DPUSIM_STREAM_MAX_BUF,
+		   "stream: buffer of MAX_BUF bytes, 16 mapped", -1);
+	fixed_sbuf(c, k, DPUSIM_STREAM_MAX - 1, 1, c->sbuf + PAGE, 1,
+		   "stream: buffer of 1 byte", 0);
+	fixed_scmd(c, k, DPUSIM_IOCTL_STREAM_CLOSE, DPUSIM_STREAM_MAX - 1, 1, 0,
+		   "stream: CLOSE, the buffer let go", 0);
 }
 
 TEST_F_TIMEOUT(fz, limits, 900)
@@ -6407,6 +6805,7 @@ TEST_F_TIMEOUT(fz, fork_shared_fd, 60)
 		if (!pid) {
 			c->rng.s ^= 0xc41dULL + iter;
 			c->sid = (1 << 24) | getpid();	/* the parent's streams are not its */
+			c->forked = true;		/* nor their buffers */
 			c->phase = "fork-child";
 			c->nviol = 0;
 			run_random(c, now() + dur, 0, NULL);
@@ -6893,6 +7292,9 @@ TEST_F(fz, summary)
 	msg("fuzz: program workers' windows: %llu mapped, %llu claims compared with a plain mapping, %llu empty (SIGBUS) as they must be",
 	    (unsigned long long)ST->win_maps, (unsigned long long)ST->win_checks,
 	    (unsigned long long)ST->win_sigbus);
+	msg("fuzz: registered token buffers: %llu STREAM_OPENs registered one; moves with DPUSIM_XFER_STREAM_BUF: %llu down, %llu up",
+	    (unsigned long long)ST->sb_open, (unsigned long long)ST->sb_down,
+	    (unsigned long long)ST->sb_up);
 	msg("fuzz: streams moved: STREAM_XFER %llu down, %llu up; program workers' WORKER_STREAM_* calls %llu (%llu succeeded): moves %llu down (%llu compared byte for byte), %llu up, %llu asynchronous",
 	    (unsigned long long)ST->xs_down, (unsigned long long)ST->xs_up,
 	    (unsigned long long)ST->ws_calls, (unsigned long long)ST->ws_ok,

@@ -24,12 +24,20 @@
  *          session, by the worker file (DPUSIM_IOCTL_WORKER_STREAM_OPEN,
  *          _CLOSE, _SEEK, _MOVE and _WAIT as the DPU held and as none; a
  *          move down writes the DPU's modelled windows, checked through a
- *          mapping; a move up takes their bytes).
+ *          mapping; a move up takes their bytes).  Registered token
+ *          buffers: an OPEN may register one in a guarded area (or one
+ *          with a defect: misaligned, empty, too long, read-only,
+ *          unmapped, running into the guard), the model knows each
+ *          stream's; moves with DPUSIM_XFER_STREAM_BUF name offsets in it
+ *          (inside it, or across or past its end) and a shadow of the area
+ *          follows what they write; with the window, the rank's
+ *          pinned_pages must be the buffers' pages, and 0 once reopened.
  *  race    several threads on one fd, one of them unmapping and mapping
- *          the pages the others' blocks point to; the fd shared with a
- *          forked child that is killed mid-call; an fd closed while calls
- *          are in flight; a child exiting with calls in flight.  Only the
- *          errnos are checked; the rank is reopened (zeroed) afterwards.
+ *          the pages the others' blocks (and buffers) point to; the fd
+ *          shared with a forked child that is killed mid-call; an fd
+ *          closed while calls are in flight; a child exiting with calls in
+ *          flight.  Only the errnos are checked; the rank is reopened
+ *          (zeroed, nothing pinned) afterwards.
  *
  * Environment: DPUSIM_FUZZ_SEED (default: time), DPUSIM_FUZZ_SECONDS
  * (default 20), DPUSIM_FUZZ_CALLS (if set: at least that many calls, no
@@ -55,6 +63,7 @@
 #define WIN_WRAM	4096		/* first 4 KiB of their WRAM */
 #define SRC_PAGES	17		/* > WIN_MRAM + the longest block */
 #define DST_PAGES	16
+#define SBUF_PAGES	4		/* registered token buffers, then a guard */
 #define MAX_FZ_BLOCKS	64
 /* read-only zeros for the data of a stream of too many tokens */
 #define ZERO_LEN	((uint64_t)DPUSIM_STREAM_MAX_TOKENS * 16 + 16 * PAGE)
@@ -76,6 +85,7 @@ struct fstream {
 	const uint8_t *src;	/* made of data: the bytes (src, never changed) */
 	uint32_t up_sizes[UP_TOKENS];	/* empty: its tokens' sizes */
 	uint8_t *up;		/* empty: its first UP_BYTES (struct fz::upb) */
+	uint64_t buf, buf_len;	/* the buffer registered at its OPEN, or 0 */
 };
 
 /* ------------------------------------------------------------ rng */
@@ -115,6 +125,8 @@ struct fz {
 	uint8_t *hole;		/* an unmapped page (PROT_NONE after a mapped one) */
 	uint8_t *edge;		/* last 16 bytes of a page before the hole */
 	uint8_t *zero;		/* ZERO_LEN read-only (stream data), or NULL */
+	uint8_t *sbuf;		/* SBUF_PAGES for registered buffers, a guard page after */
+	uint8_t *sbuf_shadow;	/* what sbuf holds once the moves queued are done */
 	uint8_t mram[WIN_DPUS][WIN_MRAM];
 	uint8_t wram[WIN_DPUS][WIN_WRAM];
 	struct fstream st[DPUSIM_STREAM_MAX];	/* ids 0 .. nst - 1 */
@@ -123,6 +135,8 @@ struct fz {
 	uint64_t calls, ok, errs[160];
 	/* tokens moved: by the rank file (down, up), by worker files */
 	uint64_t xs_down, xs_up, ws_down, ws_up;
+	/* OPENs that registered a buffer; moves with DPUSIM_XFER_STREAM_BUF */
+	uint64_t sb_open, sb_down, sb_up;
 	struct __test_metadata *md;
 };
 
@@ -155,7 +169,7 @@ struct desc {
 /* The errnos uapi/dpusim.h allows for each ioctl (0-terminated). */
 static const int allowed_xfer[] = { EFAULT, EINVAL, E2BIG, EOVERFLOW, ENOSPC,
 				    ENOMEM, EAGAIN, ETIMEDOUT, EINTR, EBUSY,
-				    ENOENT, ENODATA, 0 };	/* the last two: streams */
+				    ENOENT, ENODATA, EPERM, 0 };	/* the last three: streams */
 static const int allowed_launch[] = { EFAULT, EINVAL, E2BIG, EBUSY, ESRCH,
 				      ETIMEDOUT, EINTR, 0 };
 static const int allowed_status[] = { EFAULT, EINVAL, E2BIG, EINTR, 0 };
@@ -165,7 +179,7 @@ static const int allowed_sync[] = { EFAULT, EINVAL, E2BIG, ETIMEDOUT, EINTR, 0 }
 static const int allowed_stream_create[] = { EFAULT, EINVAL, E2BIG, ENOSPC,
 					     ENOMEM, 0 };
 static const int allowed_stream_cmd[] = { EFAULT, EINVAL, E2BIG, ENOENT, EBUSY,
-					  EINTR, 0 };
+					  EINTR, ENOMEM, 0 };
 static const int allowed_info[] = { EFAULT, EINVAL, E2BIG, 0 };
 static const int allowed_unknown[] = { ENOTTY, EFAULT, EINVAL, E2BIG,
 				       EOVERFLOW, ENOSPC, ENOMEM, EAGAIN,
@@ -281,7 +295,7 @@ static void gen_xfer(struct fz *f, struct desc *d)
 
 	/* At most one defect whose errno the header fixes. */
 	switch (below(24)) {
-	/* bit 4: DPUSIM_XFER_STREAM (in the works) */
+	/* bit 5, DPUSIM_XFER_STREAM_BUF, without DPUSIM_XFER_STREAM; unknown ones */
 	case 0: x->flags |= 1U << (5 + below(27)); d->expect = EINVAL; break;
 	/* WRAM: 4-byte alignment (DPUSIM_WRAM_ALIGN), MRAM: 8 */
 	case 1: x->offset |= wram ? 2 : 4; d->expect = EINVAL; break;
@@ -607,13 +621,16 @@ static void gen_stream_create(struct fz *f, struct desc *d)
 
 /*
  * OPEN, CLOSE, SEEK: mostly a stream the exact phase created, by the core
- * that has it open or another; at most one defect.
+ * that has it open or another; an OPEN often registers a token buffer in
+ * sbuf; at most one defect (of the buffer too: one that is not valid, or
+ * one with CLOSE or SEEK, found before the stream is looked up).
  */
 static void gen_stream_cmd(struct fz *f, struct desc *d, unsigned long cmd)
 {
 	struct dpusim_stream_cmd *c = &d->u.scmd;
 	const struct fstream *s = NULL;
-	uint32_t n = f->info.nr_dpus;
+	uint32_t n = f->info.nr_dpus, i, k;
+	uint64_t p = below(SBUF_PAGES), room = (SBUF_PAGES - p) * PAGE;
 
 	d->cmd = cmd;
 	d->size = sizeof(*c);
@@ -621,6 +638,13 @@ static void gen_stream_cmd(struct fz *f, struct desc *d, unsigned long cmd)
 	*c = (struct dpusim_stream_cmd){ .size = sizeof(*c), .core = below(n) };
 	if (f->nst && chance(85)) {
 		c->id = below(f->nst);
+		/* an OPEN: often of one nobody has open, if any */
+		k = cmd == DPUSIM_IOCTL_STREAM_OPEN && chance(50) ? f->nst : 0;
+		for (i = 0; i < k; i++)
+			if (f->st[(c->id + i) % f->nst].core < 0) {
+				c->id = (c->id + i) % f->nst;
+				break;
+			}
 		s = &f->st[c->id];
 		if (s->core >= 0 && chance(cmd == DPUSIM_IOCTL_STREAM_OPEN ? 20 : 85))
 			c->core = s->core;
@@ -637,7 +661,11 @@ static void gen_stream_cmd(struct fz *f, struct desc *d, unsigned long cmd)
 		d->expect = s->core >= 0 ? EBUSY : 0;
 	else
 		d->expect = s->core == (int32_t)c->core ? 0 : EINVAL;
-	switch (below(12)) {
+	if (cmd == DPUSIM_IOCTL_STREAM_OPEN && chance(40)) {
+		c->buf = (uintptr_t)f->sbuf + p * PAGE;
+		c->buf_len = chance(60) ? room - below(PAGE) : 1 + below(PAGE);
+	}
+	switch (below(14)) {
 	case 0: c->flags = 1U << below(32); d->expect = EINVAL; break;
 	case 1: c->core = n + below(1000); d->expect = EINVAL; break;
 	case 2: c->core = UINT32_MAX; d->expect = EINVAL; break;
@@ -646,7 +674,8 @@ static void gen_stream_cmd(struct fz *f, struct desc *d, unsigned long cmd)
 			d->expect = EINVAL;
 		}
 		break;
-	case 4: d->size = below(sizeof(*c)); c->size = d->size; d->expect = EINVAL; break;
+	case 4: d->size = below(offsetofend(struct dpusim_stream_cmd, prev));
+		c->size = d->size; d->expect = EINVAL; break;
 	case 5: d->size = sizeof(*c) + 8; c->size = d->size;
 		d->u.raw[sizeof(*c) + below(8)] = 1; d->expect = E2BIG; break;
 	case 6: d->use_argp = true; d->argp = chance(50) ? 0 : (uintptr_t)f->hole;
@@ -654,6 +683,36 @@ static void gen_stream_cmd(struct fz *f, struct desc *d, unsigned long cmd)
 	case 7: c->cursor = rnd(); c->token = rnd(); c->nr_tokens = rnd();
 		c->mem_size = rnd(); c->offset = rnd(); c->token_size = rnd();
 		c->prev = rnd(); break;	/* out fields: ignored */
+	case 8:	/* the buffer, registered before the stream is looked up */
+		c->buf = (uintptr_t)f->sbuf + p * PAGE;
+		c->buf_len = 1 + below(PAGE);
+		d->expect = EINVAL;
+		switch (below(9)) {
+		case 0: c->buf += 1 + below(PAGE - 1); break;		/* misaligned */
+		case 1: c->buf_len = 0; break;
+		case 2: c->buf = 0; break;
+		case 3: c->buf_len = DPUSIM_STREAM_MAX_BUF + 1 + below(1 << 20);
+			d->expect = E2BIG; break;
+		case 4: c->buf_len = room + 1 + below(PAGE);		/* into the guard */
+			d->expect = EFAULT; break;
+		case 5: c->buf = (uintptr_t)f->ro; d->expect = EFAULT; break;
+		case 6: c->buf = (uintptr_t)f->hole; d->expect = EFAULT; break;
+		case 7: if (cmd == DPUSIM_IOCTL_STREAM_OPEN) {	/* wraps */
+				c->buf = UINT64_MAX - 2 * PAGE + 1;
+				c->buf_len = 2 * PAGE + below(PAGE);
+				d->expect = EFAULT;
+			}
+			break;	/* else a valid one, with CLOSE or SEEK */
+		default: c->buf = 0xffff888000000000ULL + PAGE * below(256);	/* kernel */
+			d->expect = EFAULT; break;
+		}
+		if (cmd != DPUSIM_IOCTL_STREAM_OPEN)
+			d->expect = EINVAL;	/* any buffer: an OPEN's only */
+		break;
+	case 9:	/* the first version's size: no buffer, whatever follows */
+		d->size = offsetofend(struct dpusim_stream_cmd, prev);
+		c->size = d->size;
+		break;
 	default: break;
 	}
 }
@@ -717,9 +776,16 @@ static bool stream_apply(struct fz *f, const struct desc *d)
 		case DPUSIM_IOCTL_STREAM_OPEN:
 			s->core = c->core;
 			s->cursor = 0;
+			/* its buffer, if the version passed has one */
+			if (d->size >= offsetofend(struct dpusim_stream_cmd, buf_len)) {
+				s->buf = c->buf;
+				s->buf_len = c->buf_len;
+				f->sb_open += !!c->buf;
+			}
 			break;
 		case DPUSIM_IOCTL_STREAM_CLOSE:
 			s->core = -1;
+			s->buf = s->buf_len = 0;
 			break;
 		default:
 			cur = (int64_t)s->cursor + c->delta;
@@ -856,7 +922,8 @@ static int stream_xfer_expect(const struct fz *f, const struct desc *d)
 	for (i = sizeof(*x); i < d->size; i++)
 		if (d->u.raw[i])
 			return E2BIG;
-	if (x->flags & ~0x1fu || x->__reserved)
+	if (x->flags & ~0x3fu || x->__reserved ||
+	    (x->flags & DPUSIM_XFER_STREAM_BUF && !(x->flags & DPUSIM_XFER_STREAM)))
 		return EINVAL;
 	if (!s)
 		return ENOENT;
@@ -895,6 +962,20 @@ static int stream_xfer_expect(const struct fz *f, const struct desc *d)
 		if (s->cursor >= s->max_tokens || used + n > s->size)
 			return ENOSPC;
 	}
+	/*
+	 * DPUSIM_XFER_STREAM_BUF: the registered buffer's pages, where the
+	 * user's would be pinned: the stream has one, the blocks lie in it
+	 */
+	if (x->flags & DPUSIM_XFER_STREAM_BUF) {
+		if (!s->buf_len)
+			return EINVAL;
+		for (i = 0; i < x->nr_blocks; i++)
+			if (d->blocks[i].length &&
+			    (d->blocks[i].addr >= s->buf_len ||
+			     d->blocks[i].length > s->buf_len - d->blocks[i].addr))
+				return EINVAL;
+		return 0;
+	}
 	/* the pinning: the hole, and (to be written) the read-only page */
 	for (i = 0; i < x->nr_blocks; i++) {
 		a = d->blocks[i].addr;
@@ -914,20 +995,32 @@ static int stream_xfer_expect(const struct fz *f, const struct desc *d)
  * of the exact phase, moved by the core that has it open, at its cursor
  * (down into dst between guard bytes, up from src; synchronous or not),
  * else a stream not open, at its end, past its capacity, or none; at
- * most one defect.
+ * most one defect.  Mostly, if the stream has a registered buffer, with
+ * DPUSIM_XFER_STREAM_BUF: offsets in it, one after the other (mostly
+ * inside it).
  */
 static void gen_stream_xfer(struct fz *f, struct desc *d)
 {
 	struct dpusim_xfer *x = &d->u.x;
 	uint32_t nb = 1 + below(3), i, id, nr = f->info.nr_dpus;
-	uint64_t left, cut, dpos = 8 + 8 * below(64), n;
+	uint64_t left, cut, dpos = 8 + 8 * below(64), n, room, spos = 0;
+	uint32_t cand[DPUSIM_STREAM_MAX], nc = 0;
 	struct fstream *s = NULL;
-	bool from;
+	bool from, sb;
 
 	d->cmd = DPUSIM_IOCTL_XFER;
 	d->size = sizeof(*x);
 	d->exact = true;
 	s = fs_pick(f, -1, &id);
+	if (chance(50)) {	/* one open with a registered buffer, if any */
+		for (i = 0; i < f->nst; i++)
+			if (f->st[i].buf_len && f->st[i].core >= 0)
+				cand[nc++] = i;
+		if (nc) {
+			id = cand[below(nc)];
+			s = &f->st[id];
+		}
+	}
 	*x = (struct dpusim_xfer){
 		.size = sizeof(*x), .flags = DPUSIM_XFER_STREAM, .nr_dpus = 1,
 		.nr_blocks = nb, .dpus = (uintptr_t)d->dpus,
@@ -959,6 +1052,13 @@ static void gen_stream_xfer(struct fz *f, struct desc *d)
 	}
 	if (chance(20))
 		x->flags |= DPUSIM_XFER_ASYNC;
+	sb = s ? chance(s->buf_len ? 75 : 3) : chance(5);
+	room = s && s->buf_len ? s->buf_len : SBUF_PAGES * PAGE;
+	if (sb) {
+		x->flags |= DPUSIM_XFER_STREAM_BUF;
+		spos = x->length <= room && chance(90) ? below(room - x->length + 1) :
+			below(room + 64);
+	}
 	left = x->length;
 	for (i = 0; i < nb; i++) {
 		struct dpusim_block *b = &d->blocks[i];
@@ -966,7 +1066,10 @@ static void gen_stream_xfer(struct fz *f, struct desc *d)
 		cut = i + 1 == nb ? left : below(left + 1);
 		left -= cut;
 		b->length = cut;
-		if (!(x->flags & DPUSIM_XFER_FROM_DPU)) {
+		if (sb) {
+			b->addr = spos;
+			spos += cut + (chance(10) ? below(16) : 0);
+		} else if (!(x->flags & DPUSIM_XFER_FROM_DPU)) {
 			b->addr = (uintptr_t)f->src + below(SRC_PAGES * PAGE - cut + 1);
 		} else if (dpos + cut + 8 <= DST_PAGES * PAGE) {
 			b->addr = (uintptr_t)f->dst + dpos;	/* guards between */
@@ -1002,6 +1105,13 @@ static void gen_stream_xfer(struct fz *f, struct desc *d)
 	case 16: d->size = sizeof(*x) + 8; x->size = d->size;
 		d->u.raw[sizeof(*x) + below(8)] = 1; break;
 	case 17: d->use_argp = true; d->argp = (uintptr_t)f->hole; break;
+	case 18:	/* a block across the buffer's end (or at it), past it */
+		if (sb) {
+			i = below(nb);
+			d->blocks[i].addr = chance(50) ? room - below(d->blocks[i].length + 1) :
+					    room + below(1 << 20);
+		}
+		break;
 	default: break;
 	}
 	d->expect = stream_xfer_expect(f, d);
@@ -1013,25 +1123,36 @@ static void apply_stream_xfer(struct fz *f, const struct desc *d)
 	static uint8_t buf[UP_BYTES + SRC_PAGES * PAGE];
 	const struct dpusim_xfer *x = &d->u.x;
 	struct fstream *s = &f->st[x->stream];
+	/*
+	 * DPUSIM_XFER_STREAM_BUF: offsets in the stream's buffer, which the
+	 * shadow of sbuf follows (the moves run in order: a move up reads
+	 * what those queued before it wrote)
+	 */
+	bool sb = x->flags & DPUSIM_XFER_STREAM_BUF;
+	uint8_t *sbase = sb ? f->sbuf_shadow + (s->buf - (uintptr_t)f->sbuf) : NULL;
 	uint64_t at = 0;
 	uint32_t i;
 
 	if (x->flags & DPUSIM_XFER_FROM_DPU) {
 		fs_expect(s, buf);
 		f->xs_down++;
+		f->sb_down += sb;
 		for (i = 0; i < x->nr_blocks; at += d->blocks[i++].length)
 			if (d->blocks[i].length)
-				memcpy(f->dst_shadow +
+				memcpy(sb ? sbase + d->blocks[i].addr :
+				       f->dst_shadow +
 				       (d->blocks[i].addr - (uintptr_t)f->dst),
 				       buf + at, d->blocks[i].length);
 		s->cursor++;
 		return;
 	}
 	for (i = 0; i < x->nr_blocks; at += d->blocks[i++].length)
-		memcpy(buf + at, (const void *)(uintptr_t)d->blocks[i].addr,
+		memcpy(buf + at, sb ? sbase + d->blocks[i].addr :
+		       (const void *)(uintptr_t)d->blocks[i].addr,
 		       d->blocks[i].length);
 	fs_up(s, x->offset, x->length, buf);
 	f->xs_up++;
+	f->sb_up += sb;
 }
 
 /* An empty stream's tokens read through a mapping: as modelled? */
@@ -1655,6 +1776,26 @@ static int do_call(int fd, struct desc *d)
 	return err;
 }
 
+/*
+ * No move in flight (a synchronous transfer waited for them): the rank
+ * pins the pages of the streams' registered buffers, nothing else.
+ */
+static bool check_pins(struct fz *f)
+{
+	long long pin = sysfs_rank_attr(RANK_IDX, "pinned_pages");
+	uint64_t want = 0;
+	uint32_t id;
+
+	for (id = 0; id < f->nst; id++)
+		want += (f->st[id].buf_len + PAGE - 1) / PAGE;
+	if (pin >= 0 && (uint64_t)pin != want) {
+		fprintf(stderr, "fuzz: pinned_pages %lld, the registered buffers are %llu pages\n",
+			pin, (unsigned long long)want);
+		return false;
+	}
+	return true;
+}
+
 /* Read the modelled window back and compare; false on a mismatch. */
 static bool check_window(struct fz *f)
 {
@@ -1686,7 +1827,11 @@ static bool check_window(struct fz *f)
 		fprintf(stderr, "fuzz: host memory changed that no successful call named\n");
 		return false;
 	}
-	return check_streams(f);
+	if (memcmp(f->sbuf, f->sbuf_shadow, SBUF_PAGES * PAGE)) {
+		fprintf(stderr, "fuzz: the registered buffers differ from what the moves wrote\n");
+		return false;
+	}
+	return check_pins(f) && check_streams(f);
 }
 
 static void reopen(struct __test_metadata *_metadata, struct fz *f)
@@ -1698,7 +1843,10 @@ static void reopen(struct __test_metadata *_metadata, struct fz *f)
 	memset(f->mram, 0, sizeof(f->mram));
 	memset(f->wram, 0, sizeof(f->wram));
 	memcpy(f->dst_shadow, f->dst, DST_PAGES * PAGE);
-	f->nst = 0;	/* the streams went with the ownership */
+	memcpy(f->sbuf_shadow, f->sbuf, SBUF_PAGES * PAGE);
+	f->nst = 0;	/* the streams went with the ownership, */
+	/* ... and their buffers (the moves using them ended before) */
+	ASSERT_EQ(0, sysfs_rank_attr(RANK_IDX, "pinned_pages"));
 }
 
 enum verdict { CALL_OK, CALL_RESYNC, CALL_BAD };
@@ -1814,16 +1962,22 @@ static bool ws_scmd(struct fz *f, int w, int32_t dpu)
 	case 0: c->flags = 1U << below(32); break;
 	case 1: c->core = chance(50) ? UINT32_MAX : nr + below(1000); break;
 	case 2: if (which != 2) c->delta = 1 + below(100); break;
-	case 3: d.size = below(sizeof(*c)); c->size = d.size; sdef = EINVAL; break;
+	case 3: d.size = below(offsetofend(struct dpusim_stream_cmd, prev));
+		c->size = d.size; sdef = EINVAL; break;
 	case 4: d.size = sizeof(*c) + 8; c->size = d.size;
 		d.u.raw[sizeof(*c) + below(8)] = 1; sdef = E2BIG; break;
 	case 5: d.use_argp = true; d.argp = (uintptr_t)f->hole; sdef = EFAULT; break;
 	case 6: d.size = sizeof(*c) + 16; c->size = d.size; break;	/* zeros */
+	case 7:	/* a token buffer: a host thread's only (EINVAL first) */
+		c->buf = chance(80) ? (uintptr_t)f->sbuf + PAGE * below(SBUF_PAGES) : 0;
+		c->buf_len = c->buf && chance(20) ? 0 : 1 + below(PAGE);
+		break;
 	default: break;
 	}
 	if (sdef)
 		want = sdef;
-	else if (c->flags || c->core >= nr || (which != 2 && c->delta))
+	else if (c->flags || c->core >= nr || (which != 2 && c->delta) ||
+		 c->buf || c->buf_len)
 		want = EINVAL;
 	else if (dpu < 0 || c->core != (uint32_t)dpu)
 		want = EPERM;
@@ -2288,7 +2442,7 @@ static void *race_caller(void *arg)
 		return NULL;
 	rng_state = r->seed ^ (uintptr_t)pthread_self();
 	f.src = f.ro = f.hole = f.edge = r->area;
-	f.dst = r->area;
+	f.dst = f.sbuf = r->area;	/* buffers registered there too */
 	f.info.nr_dpus = 64;
 	f.info.mram_size = 64 << 20;
 	f.info.wram_size = 64 << 10;
@@ -2608,6 +2762,14 @@ FIXTURE_SETUP(fuzz)
 	ASSERT_EQ(0, mprotect(f->hole, 2 * PAGE, PROT_NONE));
 	f->dst_shadow = malloc(DST_PAGES * PAGE);
 	ASSERT_NE(NULL, f->dst_shadow);
+	f->sbuf = mmap(NULL, (SBUF_PAGES + 1) * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, f->sbuf);
+	ASSERT_EQ(0, mprotect(f->sbuf + SBUF_PAGES * PAGE, PAGE, PROT_NONE));
+	for (size_t i = 0; i < SBUF_PAGES * PAGE; i++)
+		f->sbuf[i] = (uint8_t)(i * 40503U >> 7);
+	f->sbuf_shadow = malloc(SBUF_PAGES * PAGE);
+	ASSERT_NE(NULL, f->sbuf_shadow);
 	f->upb = calloc(DPUSIM_STREAM_MAX, UP_BYTES);
 	ASSERT_NE(NULL, f->upb);
 	f->zero = mmap(NULL, ZERO_LEN, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
@@ -2714,6 +2876,9 @@ TEST_F_TIMEOUT(fuzz, ioctls, 7 * 24 * 3600)
 	ksft_print_msg("fuzz: tokens moved: %llu down and %llu up by the rank file (DPUSIM_XFER_STREAM), %llu down and %llu up by worker files\n",
 		       (unsigned long long)f->xs_down, (unsigned long long)f->xs_up,
 		       (unsigned long long)f->ws_down, (unsigned long long)f->ws_up);
+	ksft_print_msg("fuzz: registered token buffers: %llu OPENs registered one; of the moves by the rank file, %llu down and %llu up with DPUSIM_XFER_STREAM_BUF\n",
+		       (unsigned long long)f->sb_open, (unsigned long long)f->sb_down,
+		       (unsigned long long)f->sb_up);
 	for (i = 1; i < 160; i++)
 		if (f->errs[i])
 			ksft_print_msg("fuzz:   %-10s %llu\n", strerror(i),
