@@ -443,6 +443,9 @@ struct dpusim_xfer_pin {
 	struct dpusim_stream_buf *sbuf;
 };
 
+int dpusim_pinned_vm_charge(unsigned long n);
+int dpusim_pin_longterm(u64 addr, unsigned long n, unsigned int gup,
+			struct page **pages);
 int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
 int dpusim_xfer_populate(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
 void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);

@@ -17,7 +17,6 @@
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
-#include <linux/sched/signal.h>
 #include <linux/slab.h>
 
 #include "dpusim.h"
@@ -48,35 +47,6 @@ void dpusim_stream_buf_put(struct dpusim_stream_buf *b)
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_buf_put);
 
-/* Pin the @b->nr_pages pages at @addr, page by page run. */
-static int dpusim_stream_buf_pin(struct dpusim_stream_buf *b, u64 addr)
-{
-	unsigned long done = 0;
-	int ret;
-
-	while (done < b->nr_pages) {
-		ret = pin_user_pages_fast(addr + done * PAGE_SIZE,
-					  min(b->nr_pages - done, 512UL),
-					  FOLL_WRITE | FOLL_LONGTERM,
-					  b->pages + done);
-		if (ret <= 0) {
-			ret = ret ?: -EFAULT;
-			goto err;
-		}
-		done += ret;
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
-			goto err;
-		}
-		cond_resched();
-	}
-	return 0;
-
-err:
-	unpin_user_pages(b->pages, done);
-	return ret;
-}
-
 /**
  * dpusim_stream_buf_register - pin a core's token buffer
  * @rank: the rank (its pinned_pages counts the buffer's pages)
@@ -90,7 +60,6 @@ err:
 struct dpusim_stream_buf *dpusim_stream_buf_register(struct dpusim_rank *rank,
 						     u64 addr, u64 len)
 {
-	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 	struct mm_struct *mm = current->mm;
 	struct dpusim_stream_buf *b;
 	u64 end;
@@ -116,12 +85,10 @@ struct dpusim_stream_buf *dpusim_stream_buf_register(struct dpusim_rank *rank,
 		ret = -ENOMEM;
 		goto err_free;
 	}
-	if ((u64)atomic64_add_return(b->nr_pages, &mm->pinned_vm) > limit &&
-	    !capable(CAP_IPC_LOCK)) {
-		ret = -ENOMEM;
-		goto err_uncharge;
-	}
-	ret = dpusim_stream_buf_pin(b, addr);
+	ret = dpusim_pinned_vm_charge(b->nr_pages);
+	if (ret)
+		goto err_free;
+	ret = dpusim_pin_longterm(addr, b->nr_pages, FOLL_WRITE, b->pages);
 	if (ret)
 		goto err_uncharge;
 	mmgrab(mm);

@@ -77,19 +77,15 @@ struct dpusim_tm_mr *dpusim_tm_mr_lookup(struct dpusim_tm_dev *tm, u32 key)
 /* Pin [addr, addr + len) of the caller, charged to RLIMIT_MEMLOCK. */
 static int dpusim_tm_mr_pin(struct dpusim_tm_mr *mr, u64 addr, u64 len)
 {
-	unsigned int gup = FOLL_LONGTERM;
-	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 	struct mm_struct *mm = current->mm;
-	unsigned long done = 0;
+	unsigned int gup = 0;
 	int ret;
 
 	mr->first_off = offset_in_page(addr);
 	mr->npages = DIV_ROUND_UP(mr->first_off + len, PAGE_SIZE);
-	if ((u64)atomic64_add_return(mr->npages, &mm->pinned_vm) > limit &&
-	    !capable(CAP_IPC_LOCK)) {
-		atomic64_sub(mr->npages, &mm->pinned_vm);
-		return -ENOMEM;
-	}
+	ret = dpusim_pinned_vm_charge(mr->npages);
+	if (ret)
+		return ret;
 	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
 				   GFP_KERNEL_ACCOUNT);
 	if (!mr->pages) {
@@ -99,30 +95,15 @@ static int dpusim_tm_mr_pin(struct dpusim_tm_mr *mr, u64 addr, u64 len)
 	if (mr->access & (DPUSIM_TM_ACCESS_LOCAL_WRITE |
 			  DPUSIM_TM_ACCESS_REMOTE_WRITE))
 		gup |= FOLL_WRITE;
-	addr &= PAGE_MASK;
-	while (done < mr->npages) {
-		ret = pin_user_pages_fast(addr + done * PAGE_SIZE,
-					  min_t(unsigned long,
-						mr->npages - done, 512),
-					  gup, mr->pages + done);
-		if (ret <= 0) {
-			ret = ret ?: -EFAULT;
-			goto err_unpin;
-		}
-		done += ret;
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
-			goto err_unpin;
-		}
-		cond_resched();
-	}
+	ret = dpusim_pin_longterm(addr & PAGE_MASK, mr->npages, gup, mr->pages);
+	if (ret)
+		goto err_free;
 	mmgrab(mm);
 	mr->mm = mm;
 	atomic_long_add(mr->npages, &mr->tm->pinned_pages);
 	return 0;
 
-err_unpin:
-	unpin_user_pages(mr->pages, done);
+err_free:
 	kvfree(mr->pages);
 	mr->pages = NULL;
 err_uncharge:

@@ -351,12 +351,17 @@ static unsigned int dpusim_gup_flags(const struct dpusim_xfer *x)
 	return x->flags & DPUSIM_XFER_FROM_DPU ? FOLL_WRITE : 0;
 }
 
-/*
- * Charge @n pinned pages to the caller's RLIMIT_MEMLOCK, as RDMA
- * (ib_umem_get) and iommufd do: mm->pinned_vm, CAP_IPC_LOCK exempt.
+/**
+ * dpusim_pinned_vm_charge - charge pinned pages to the caller's memlock
+ * @n: pages
+ *
+ * As RDMA (ib_umem_get) and iommufd do: current->mm->pinned_vm against
+ * RLIMIT_MEMLOCK, CAP_IPC_LOCK exempt.  atomic64_sub() from the same
+ * mm's pinned_vm gives them back.
+ *
+ * Return: 0 or -ENOMEM (nothing charged).
  */
-static int dpusim_pin_charge(struct dpusim_rank *rank,
-			     struct dpusim_xfer_pin *p, unsigned long n)
+int dpusim_pinned_vm_charge(unsigned long n)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
@@ -366,6 +371,59 @@ static int dpusim_pin_charge(struct dpusim_rank *rank,
 		atomic64_sub(n, &mm->pinned_vm);
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+/**
+ * dpusim_pin_longterm - pin a range of the caller's pages long-term
+ * @addr: page aligned
+ * @n: pages
+ * @gup: FOLL_WRITE or 0 (FOLL_LONGTERM is added)
+ * @pages: @n entries, filled in order
+ *
+ * For what stays pinned past the call (a tag-matching region, a stream
+ * core's buffer), in runs of at most 512 pages.
+ *
+ * Return: 0, or -EFAULT, -ENOMEM, -EOVERFLOW, -EINTR (a fatal signal)
+ * with nothing pinned.
+ */
+int dpusim_pin_longterm(u64 addr, unsigned long n, unsigned int gup,
+			struct page **pages)
+{
+	unsigned long done = 0;
+	int ret;
+
+	while (done < n) {
+		ret = pin_user_pages_fast(addr + done * PAGE_SIZE,
+					  min(n - done, 512UL),
+					  gup | FOLL_LONGTERM, pages + done);
+		if (ret <= 0) {
+			ret = ret ?: -EFAULT;
+			goto err;
+		}
+		done += ret;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto err;
+		}
+		cond_resched();
+	}
+	return 0;
+
+err:
+	unpin_user_pages(pages, done);
+	return ret;
+}
+
+/* Charge @n pinned pages of a transfer: dpusim_pinned_vm_charge(). */
+static int dpusim_pin_charge(struct dpusim_rank *rank,
+			     struct dpusim_xfer_pin *p, unsigned long n)
+{
+	struct mm_struct *mm = current->mm;
+	int ret = dpusim_pinned_vm_charge(n);
+
+	if (ret)
+		return ret;
 	mmgrab(mm);
 	p->mm = mm;
 	p->ncharged = n;

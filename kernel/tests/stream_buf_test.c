@@ -44,6 +44,18 @@ static void make_stream(struct kunit *test, struct xfer_fixture *t)
 	KUNIT_ASSERT_EQ(test, dpusim_stream_create(&t->rank, &c), 0);
 }
 
+/* Stream 0 made and opened by core 2 with the buffer (pages 4-5) */
+static struct dpusim_stream *open_with_buf(struct kunit *test,
+					   struct xfer_fixture *t)
+{
+	struct dpusim_stream_cmd o;
+
+	make_stream(test, t);
+	KUNIT_ASSERT_EQ(test, buf_cmd(t, DPUSIM_CMD_STREAM_OPEN,
+				      xfer_uaddr(t, BUF_OFF), BUF_LEN, &o), 0);
+	return xa_load(&t->rank.streams, 0);
+}
+
 /* The token at the cursor (@token of 16 bytes), down to @off of the buffer */
 static int move_down(struct xfer_fixture *t, u32 token, u64 off, u64 len,
 		     u32 flags)
@@ -79,10 +91,7 @@ static void stream_buf_pin_and_release(struct kunit *test)
 	struct dpusim_stream_cmd o;
 	struct dpusim_stream *s;
 
-	make_stream(test, t);
-	KUNIT_ASSERT_EQ(test, buf_cmd(t, DPUSIM_CMD_STREAM_OPEN,
-				      xfer_uaddr(t, BUF_OFF), BUF_LEN, &o), 0);
-	s = xa_load(&t->rank.streams, 0);
+	s = open_with_buf(test, t);
 	KUNIT_ASSERT_NOT_NULL(test, s->buf);
 	KUNIT_EXPECT_EQ(test, s->buf->nr_pages, 2);
 	KUNIT_EXPECT_EQ(test, pinned_vm(), base + 2);
@@ -144,13 +153,9 @@ static void stream_buf_moves(struct kunit *test)
 {
 	struct xfer_fixture *t = test->priv;
 	unsigned long base = pinned_vm();
-	struct dpusim_stream_cmd o;
 	struct dpusim_stream *s;
 
-	make_stream(test, t);
-	KUNIT_ASSERT_EQ(test, buf_cmd(t, DPUSIM_CMD_STREAM_OPEN,
-				      xfer_uaddr(t, BUF_OFF), BUF_LEN, &o), 0);
-	s = xa_load(&t->rank.streams, 0);
+	s = open_with_buf(test, t);
 	KUNIT_EXPECT_EQ(test, move_down(t, 0, 0, 24, 0), 0);
 	expect_token(test, t, 0, 0);
 	/* across the buffer's two pages */
@@ -182,9 +187,7 @@ static void stream_buf_async_outlives_close(struct kunit *test)
 	struct dpusim_stream_cmd o;
 	struct blocker blk;
 
-	make_stream(test, t);
-	KUNIT_ASSERT_EQ(test, buf_cmd(t, DPUSIM_CMD_STREAM_OPEN,
-				      xfer_uaddr(t, BUF_OFF), BUF_LEN, &o), 0);
+	open_with_buf(test, t);
 	block_rank(t, &blk);
 	KUNIT_EXPECT_EQ(test, move_down(t, 0, 100, 24, DPUSIM_XFER_ASYNC), 0);
 	KUNIT_EXPECT_EQ(test, buf_cmd(t, DPUSIM_CMD_STREAM_CLOSE, 0, 0, &o), 0);
@@ -202,11 +205,8 @@ static void stream_buf_freed_with_streams(struct kunit *test)
 {
 	struct xfer_fixture *t = test->priv;
 	unsigned long base = pinned_vm();
-	struct dpusim_stream_cmd o;
 
-	make_stream(test, t);
-	KUNIT_ASSERT_EQ(test, buf_cmd(t, DPUSIM_CMD_STREAM_OPEN,
-				      xfer_uaddr(t, BUF_OFF), BUF_LEN, &o), 0);
+	open_with_buf(test, t);
 	KUNIT_EXPECT_EQ(test, pinned_vm(), base + 2);
 	dpusim_stream_free_all(&t->rank);
 	KUNIT_EXPECT_EQ(test, pinned_vm(), base);
