@@ -20,8 +20,6 @@
  */
 #include <kunit/visibility.h>
 #include <linux/mm.h>
-#include <linux/sched/clock.h>
-#include <linux/sched/stat.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -54,23 +52,6 @@ struct dpusim_async_job {
  * waits for their CPU, as KVM's halt polling does.
  */
 #define DPUSIM_ASYNC_POLL_NS	(200 * NSEC_PER_USEC)
-
-/*
- * Poll @cond for at most DPUSIM_ASYNC_POLL_NS; its last value.
- * local_clock(), not ktime_get_ns(): the clocksource may be an emulated
- * device; and no cpu_relax(): under QEMU's TCG each PAUSE leaves the
- * translated code (stream_move.c's poll does the same).
- */
-#define dpusim_async_poll(cond)						\
-	({								\
-		u64 __end = local_clock() + DPUSIM_ASYNC_POLL_NS;	\
-		bool __ok;						\
-									\
-		while (!(__ok = (cond)) && !need_resched() &&		\
-		       single_task_running() && local_clock() < __end)	\
-			barrier();					\
-		__ok;							\
-	})
 
 /* Numbers the jobs of every rank, for the tracepoints */
 static atomic64_t dpusim_async_seq = ATOMIC64_INIT(0);
@@ -210,7 +191,8 @@ static void dpusim_async_work(struct work_struct *work)
 	for (;;) {
 		job = dpusim_async_next(rank, false);
 		if (!job) {
-			dpusim_async_poll(!list_empty_careful(&rank->async_jobs));
+			dpusim_poll(!list_empty_careful(&rank->async_jobs),
+				    DPUSIM_ASYNC_POLL_NS, false);
 			job = dpusim_async_next(rank, true);
 			if (!job)
 				return;
@@ -343,7 +325,7 @@ int dpusim_async_wait_idle(struct dpusim_rank *rank, u32 timeout_ms)
 {
 	long left;
 
-	if (dpusim_async_idle(rank) || dpusim_async_poll(dpusim_async_idle(rank)))
+	if (dpusim_poll(dpusim_async_idle(rank), DPUSIM_ASYNC_POLL_NS, false))
 		return 0;
 	if (!timeout_ms)
 		timeout_ms = DPUSIM_SYNC_DEFAULT_TIMEOUT_MS;

@@ -13,6 +13,8 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/stat.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -459,6 +461,30 @@ int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
 		    const struct dpusim_xfer_dpu *dpus,
 		    const struct dpusim_block *blocks);
 int dpusim_xfer_user(struct dpusim_rank *rank, const struct dpusim_xfer *x);
+
+/*
+ * dpusim_poll - poll @cond for at most @ns nanoseconds, while nothing else
+ * waits for this CPU (as KVM's halt polling does) and @stop is false;
+ * evaluates to @cond's last value.  Under emulation, waking a thread on
+ * the other CPU costs tens of microseconds: the asynchronous transfers'
+ * worker and SYNC (async.c), and a DPU program's copy thread and its
+ * waiters (stream_move.c) poll a little before they sleep.
+ * local_clock(), not ktime_get_ns(): the clocksource may be an emulated
+ * device whose every read takes the emulator's global lock; and no
+ * cpu_relax(): under QEMU's TCG each PAUSE leaves the translated code and
+ * takes that lock too.
+ */
+#define dpusim_poll(cond, ns, stop)					\
+	({								\
+		u64 __end = local_clock() + (ns);			\
+		bool __ok;						\
+									\
+		while (!(__ok = (cond)) && !need_resched() &&		\
+		       single_task_running() && local_clock() <= __end && \
+		       !(stop))						\
+			barrier();					\
+		__ok;							\
+	})
 
 /* async.c */
 int dpusim_async_init(struct dpusim_rank *rank);

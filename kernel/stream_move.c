@@ -83,30 +83,25 @@ static bool dpusim_stream_ring_ready(struct dpusim_stream_job *job)
 	return r && READ_ONCE(r->submitted) != job->ring_seen;
 }
 
+/* Work for the copy thread (@thread), or the move in flight done. */
+static bool dpusim_stream_job_ready(struct dpusim_stream_job *job, bool thread)
+{
+	/* acquire: the job's fields, or the copy, as the releaser left them */
+	bool pending = smp_load_acquire(&job->pending);
+
+	return thread ? pending || dpusim_stream_ring_ready(job) : !pending;
+}
+
 /*
- * Poll, at most DPUSIM_STREAM_POLL_NS and only while nothing else waits
- * for the CPU (as KVM's halt polling does): the copy thread (@thread) for
- * work (a queued move or one in the ring), a waiter for the end of the
- * move in flight.  local_clock(), not ktime_get_ns(): the clocksource may
- * be an emulated device whose every read takes the emulator's global
- * lock; and no cpu_relax(): under QEMU's TCG each PAUSE leaves the
- * translated code and takes that lock too.
+ * Poll, at most DPUSIM_STREAM_POLL_NS (dpusim_poll()): the copy thread
+ * (@thread) for work (a queued move or one in the ring), a waiter for the
+ * end of the move in flight.
  */
 static bool dpusim_stream_job_poll(struct dpusim_stream_job *job, bool thread)
 {
-	u64 end = local_clock() + DPUSIM_STREAM_POLL_NS;
-
-	for (;;) {
-		/* acquire: the job's fields, or the copy, as the releaser left them */
-		bool pending = smp_load_acquire(&job->pending);
-
-		if (thread ? pending || dpusim_stream_ring_ready(job) : !pending)
-			return true;
-		if (need_resched() || !single_task_running() ||
-		    local_clock() > end || (thread && kthread_should_stop()))
-			return false;
-		barrier();
-	}
+	return dpusim_poll(dpusim_stream_job_ready(job, thread),
+			   DPUSIM_STREAM_POLL_NS,
+			   thread && kthread_should_stop());
 }
 
 /* Tell the ring's program that the thread sleeps (or not). */

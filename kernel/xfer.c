@@ -988,36 +988,10 @@ void dpusim_xfer_unpin(struct dpusim_xfer_pin *p, bool dirty)
 	p->o.c = NULL;
 }
 
-static int dpusim_xfer_exec(struct dpusim_rank *rank,
-			    const struct dpusim_xfer *x,
-			    const struct dpusim_xfer_dpu *dpus,
-			    const struct dpusim_block *blocks, bool *taken);
-
-/**
- * dpusim_xfer_run - run a transfer whose lists are already in the kernel
- * @rank: the rank
- * @x: the header
- * @dpus: x->nr_dpus entries
- * @blocks: x->nr_blocks entries; their addresses are user addresses of
- *          the current process
- *
- * With DPUSIM_XFER_ASYNC the transfer is queued once checked, pinned and
- * populated (async.c); without it, queued transfers of the rank go first,
- * then, under the rank's xfer_lock, pin, populate, copy.
- *
- * Return: 0, or an errno of struct dpusim_xfer with nothing changed.
- */
-int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
-		    const struct dpusim_xfer_dpu *dpus,
-		    const struct dpusim_block *blocks)
-{
-	return dpusim_xfer_exec(rank, x, dpus, blocks, NULL);
-}
-EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_run);
-
 /*
- * dpusim_xfer_run(); with @taken, the lists are kvmalloc'ed and a queued
- * asynchronous transfer takes them (*@taken true): dpusim_async_submit().
+ * dpusim_xfer_run() below; with @taken, the lists are kvmalloc'ed and a
+ * queued asynchronous transfer takes them (*@taken true):
+ * dpusim_async_submit().
  */
 static int dpusim_xfer_exec(struct dpusim_rank *rank,
 			    const struct dpusim_xfer *x,
@@ -1065,6 +1039,28 @@ static int dpusim_xfer_exec(struct dpusim_rank *rank,
 				  t0 ? ktime_get_ns() - t0 : 0);
 	return ret;
 }
+
+/**
+ * dpusim_xfer_run - run a transfer whose lists are already in the kernel
+ * @rank: the rank
+ * @x: the header
+ * @dpus: x->nr_dpus entries
+ * @blocks: x->nr_blocks entries; their addresses are user addresses of
+ *          the current process
+ *
+ * With DPUSIM_XFER_ASYNC the transfer is queued once checked, pinned and
+ * populated (async.c); without it, queued transfers of the rank go first,
+ * then, under the rank's xfer_lock, pin, populate, copy.
+ *
+ * Return: 0, or an errno of struct dpusim_xfer with nothing changed.
+ */
+int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
+		    const struct dpusim_xfer_dpu *dpus,
+		    const struct dpusim_block *blocks)
+{
+	return dpusim_xfer_exec(rank, x, dpus, blocks, NULL);
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_run);
 
 /* A kvmalloc'ed, memcg-charged copy of @n bytes of user memory. */
 static void *dpusim_memdup_user(u64 uptr, size_t n)
