@@ -3421,7 +3421,7 @@ static void exec_program(struct ctx *c, struct fz_call *k)
 	struct prog_streams *ps = NULL;
 	bool solo, exited = false;
 	pid_t pid = -1;
-	int w, r, code = -1, status = -1, tries;
+	int w, r, code = -1, status = -1;
 	uint32_t i;
 
 	mark = __atomic_add_fetch(&ST->wgen, 1, __ATOMIC_SEQ_CST);
@@ -3469,30 +3469,23 @@ static void exec_program(struct ctx *c, struct fz_call *k)
 		goto out;
 	if (code)
 		violation(c, k, "program: worker failed at step %d", code);
-	/*
-	 * STATUS waits for a transfer of another thread: signals cut it.
-	 * The DPUs left RUNNING end when the worker file is released, which
-	 * can come a little after the child's exit and our close(): a
-	 * reference to the file may be dropped last by a kernel thread (the
-	 * child's mappings of it torn down by an mmput_async(), then a
-	 * delayed fput).  The munmap race saw launched DPUs still RUNNING at
-	 * the first look, under load (1 in 60 sessions or so; which
-	 * reference it was is not pinned down).  So a DPU still RUNNING is
-	 * looked at again for up to 2 s; one that never ends is still a
-	 * violation.
-	 */
-	for (tries = 0; tries < 2000; tries++) {
-		while ((r = ioctl(c->fd, DPUSIM_IOCTL_DPU_STATUS, &sq)) && errno == EINTR)
-			;
-		if (r || !sq.nr_running)
-			break;
-		usleep(1000);
-	}
+	/* STATUS waits for a transfer of another thread: signals cut it. */
+	while ((r = ioctl(c->fd, DPUSIM_IOCTL_DPU_STATUS, &sq)) && errno == EINTR)
+		;
 	if (r) {
 		if (errno != EBADF || !c->may_ebadf)
 			violation(c, k, "program: DPU_STATUS: %s", strerror(errno));
 		goto out;
 	}
+	/*
+	 * The worker file's release ended every DPU the session left
+	 * RUNNING before close() returned.  But a session another thread
+	 * began after that close() may have launched these DPUs again
+	 * (RUNNING, or ended with its own reasons) before the STATUS: then
+	 * there is no verdict.
+	 */
+	if (__atomic_load_n(&ST->wgen, __ATOMIC_SEQ_CST) != mark)
+		goto out;
 	for (i = 0; i < nr; i++) {
 		uint32_t dpu = l.first_dpu + i;
 		const struct dpusim_dpu_state *s = &st[i];
