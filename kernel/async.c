@@ -31,13 +31,18 @@
  * @node: in the rank's async_jobs
  * @rank: the rank
  * @p: the pinned transfer; its lists are the job's own copies
+ * @seq: for the tracepoints: which job
+ * @queued_ns: when it was queued, if traced
+ * @lists: small lists (DPUSIM_XFER_SMALL_LISTS): the DPUs, then the
+ *         blocks, allocated with the job
  */
 struct dpusim_async_job {
 	struct list_head node;
 	struct dpusim_rank *rank;
 	struct dpusim_xfer_pin p;
-	u64 seq;		/* for the tracepoints: which job */
-	u64 queued_ns;		/* when it was queued, if traced */
+	u64 seq;
+	u64 queued_ns;
+	u64 lists[];
 };
 
 /*
@@ -124,8 +129,10 @@ static void dpusim_async_account(struct dpusim_rank *rank,
 static void dpusim_async_job_free(struct dpusim_async_job *job, bool dirty)
 {
 	dpusim_xfer_unpin(&job->p, dirty);
-	kvfree(job->p.blocks);
-	kvfree(job->p.dpus);
+	if ((void *)job->p.dpus != job->lists) {
+		kvfree(job->p.blocks);
+		kvfree(job->p.dpus);
+	}
 	kfree(job);
 }
 
@@ -212,14 +219,54 @@ static void *dpusim_kvdup(const void *src, size_t n)
 	return p;
 }
 
+/*
+ * A job for @src, with its own lists: @src's if @taken, in the job's
+ * allocation if small, else copies of them.  NULL: out of memory.
+ */
+static struct dpusim_async_job *dpusim_async_job_new(struct dpusim_xfer_pin *src,
+						     bool *taken)
+{
+	const struct dpusim_xfer *x = &src->x;
+	size_t dl = array_size(x->nr_dpus, sizeof(*src->dpus));
+	size_t bl = array_size(x->nr_blocks, sizeof(*src->blocks));
+	bool small = !taken && dl + bl <= DPUSIM_XFER_SMALL_LISTS;
+	struct dpusim_async_job *job;
+
+	/* both multiples of 8: the blocks stay aligned after the DPUs */
+	job = kzalloc(small ? struct_size(job, lists, (dl + bl) / sizeof(u64)) :
+		      sizeof(*job), GFP_KERNEL_ACCOUNT);
+	if (!job)
+		return NULL;
+	if (taken) {
+		job->p.dpus = src->dpus;
+		job->p.blocks = src->blocks;
+	} else if (small) {
+		memcpy(job->lists, src->dpus, dl);
+		memcpy((u8 *)job->lists + dl, src->blocks, bl);
+		job->p.dpus = (void *)job->lists;
+		job->p.blocks = (void *)((u8 *)job->lists + dl);
+	} else {
+		job->p.dpus = dpusim_kvdup(src->dpus, dl);
+		job->p.blocks = dpusim_kvdup(src->blocks, bl);
+		if (!job->p.dpus || (x->nr_blocks && !job->p.blocks)) {
+			kvfree(job->p.blocks);
+			kvfree(job->p.dpus);
+			kfree(job);
+			return NULL;
+		}
+	}
+	return job;
+}
+
 /**
  * dpusim_async_submit - queue a checked transfer
  * @rank: the rank
  * @src: the transfer, with DPUSIM_XFER_ASYNC, checked, with DPUs; its
  *       addresses are user addresses of the current process
- * @taken: NULL: the job copies @src's lists; else they are kvmalloc'ed,
- *         and the job takes them once queued (*@taken true), saving a
- *         copy per call (the ioctl's own copies)
+ * @taken: NULL: the job copies @src's lists (into its own allocation if
+ *         small); else they are kvmalloc'ed, and the job takes them once
+ *         queued (*@taken true), saving a copy per call (the ioctl's own
+ *         copies)
  *
  * Return: 0 once queued, or an errno of struct dpusim_xfer (-EAGAIN: the
  * queue is full; -ENOMEM: also over RLIMIT_MEMLOCK) with nothing changed
@@ -233,28 +280,13 @@ int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *src,
 	int ret, queued;
 	bool kick;
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	job = dpusim_async_job_new(src, taken);
 	if (!job)
 		return -ENOMEM;
 	job->rank = rank;
 	job->p.x = *x;
 	job->p.bytes = src->bytes;
 	job->p.pad = src->pad;
-	if (taken) {
-		job->p.dpus = src->dpus;
-		job->p.blocks = src->blocks;
-	} else {
-		job->p.dpus = dpusim_kvdup(src->dpus,
-					   array_size(x->nr_dpus,
-						      sizeof(*src->dpus)));
-		job->p.blocks = dpusim_kvdup(src->blocks,
-					     array_size(x->nr_blocks,
-							sizeof(*src->blocks)));
-	}
-	if (!job->p.dpus || (x->nr_blocks && !job->p.blocks)) {
-		ret = -ENOMEM;
-		goto err_lists;
-	}
 
 	ret = mutex_lock_interruptible(&rank->xfer_lock);
 	if (ret)
@@ -300,11 +332,11 @@ int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *src,
 err_unlock:
 	mutex_unlock(&rank->xfer_lock);
 err_lists:
-	if (!taken) {
-		kvfree(job->p.blocks);
-		kvfree(job->p.dpus);
+	if (taken) {	/* the lists stay the caller's */
+		job->p.dpus = NULL;
+		job->p.blocks = NULL;
 	}
-	kfree(job);
+	dpusim_async_job_free(job, false);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_async_submit);

@@ -427,6 +427,13 @@ struct dpusim_order {
  * @ncharged: pages charged
  * @sbuf: with DPUSIM_XFER_STREAM_BUF: the registered buffer whose pages
  *        @pages names (none pinned per move), with a reference
+ * @borrowed: @pages points into @sbuf's own array (the pieces are its
+ *            pages in order, one after the other): nothing allocated
+ * @c1: @o's cursor array for one DPU copied on one CPU (not allocated)
+ * @act1: @o's act array, likewise
+ *
+ * Not to be copied once dpusim_xfer_pin_user() has run: @o may point
+ * into it.
  */
 struct dpusim_xfer_pin {
 	struct dpusim_rank *rank;
@@ -443,7 +450,17 @@ struct dpusim_xfer_pin {
 	struct mm_struct *mm;
 	unsigned long ncharged;
 	struct dpusim_stream_buf *sbuf;
+	bool borrowed;
+	struct dpusim_cursor c1;
+	u32 act1;
 };
+
+/*
+ * A transfer whose lists (DPUs and blocks) take at most this many bytes
+ * copies them onto the stack, and an asynchronous one keeps them in its
+ * job's allocation: a stream move (one DPU, one block) allocates once.
+ */
+#define DPUSIM_XFER_SMALL_LISTS	128
 
 int dpusim_pinned_vm_charge(unsigned long n);
 int dpusim_pin_longterm(u64 addr, unsigned long n, unsigned int gup,

@@ -858,14 +858,18 @@ void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 /*
  * DPUSIM_XFER_STREAM_BUF: the pieces' pages are the registered buffer's,
  * looked up by offset (pinned at the open, nothing to pin or charge); the
- * move holds a reference to the buffer until dpusim_xfer_unpin().
+ * move holds a reference to the buffer until dpusim_xfer_unpin().  When
+ * the pieces are the buffer's pages in order, one after the other (a
+ * token in one block), @p->pages is a window of the buffer's own array.
  */
 static int dpusim_xfer_pages_stream_buf(struct dpusim_rank *rank,
-					struct dpusim_xfer_pin *p)
+					struct dpusim_xfer_pin *p,
+					unsigned long nr_pages)
 {
 	struct dpusim_stream_buf *b = dpusim_stream_buf_get(rank, &p->x);
-	unsigned long nr = 0, e;
+	unsigned long nr = 0, e, first = ULONG_MAX;
 	u64 addr, len, last = 1, off;
+	bool in_order = true;
 
 	if (IS_ERR(b))
 		return PTR_ERR(b);
@@ -875,6 +879,24 @@ static int dpusim_xfer_pages_stream_buf(struct dpusim_rank *rank,
 		/* blocks lie inside the buffer: offsets, not addresses */
 		if (addr >= b->len || len > b->len - addr)
 			return -EINVAL;
+		e = dpusim_piece_pages(&last, &nr, addr, len);
+		if (first == ULONG_MAX)
+			first = addr >> PAGE_SHIFT;
+		in_order &= (addr >> PAGE_SHIFT) == first + e;
+	}
+	if (in_order) {
+		p->pages = b->pages + first;
+		p->borrowed = true;
+		return 0;
+	}
+	p->pages = kvmalloc_array(nr_pages, sizeof(*p->pages),
+				  GFP_KERNEL_ACCOUNT);
+	if (!p->pages)
+		return -ENOMEM;
+	nr = 0;
+	last = 1;
+	dpusim_order_init(&p->o, rank, &p->x, p->dpus, p->blocks);
+	while (dpusim_order_next(&p->o, &addr, &len)) {
 		e = dpusim_piece_pages(&last, &nr, addr, len);
 		for (off = addr & PAGE_MASK; e < nr; e++, off += PAGE_SIZE)
 			p->pages[e] = dpusim_stream_buf_page(b, off);
@@ -910,6 +932,7 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 	p->mm = NULL;
 	p->ncharged = 0;
 	p->sbuf = NULL;
+	p->borrowed = false;
 	/*
 	 * A copy of the arrays per chunk of a copy on two CPUs: a large
 	 * synchronous one (an asynchronous one leaves the other CPU to the
@@ -917,13 +940,18 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 	 */
 	p->nr_orders = !(x->flags & DPUSIM_XFER_ASYNC) && dpusim_xfer_split(p) ?
 		       DPUSIM_XFER_CHUNKS : 1;
-	p->o.c = kvmalloc_array((size_t)p->nr_orders * x->nr_dpus,
-				sizeof(*p->o.c), GFP_KERNEL_ACCOUNT);
-	p->o.act = kvmalloc_array((size_t)p->nr_orders * x->nr_dpus,
-				  sizeof(*p->o.act), GFP_KERNEL_ACCOUNT);
-	if (!p->o.c || !p->o.act) {
-		ret = -ENOMEM;
-		goto err;
+	if (p->nr_orders == 1 && x->nr_dpus == 1) {
+		p->o.c = &p->c1;
+		p->o.act = &p->act1;
+	} else {
+		p->o.c = kvmalloc_array((size_t)p->nr_orders * x->nr_dpus,
+					sizeof(*p->o.c), GFP_KERNEL_ACCOUNT);
+		p->o.act = kvmalloc_array((size_t)p->nr_orders * x->nr_dpus,
+					  sizeof(*p->o.act), GFP_KERNEL_ACCOUNT);
+		if (!p->o.c || !p->o.act) {
+			ret = -ENOMEM;
+			goto err;
+		}
 	}
 	dpusim_order_init(&p->o, rank, x, p->dpus, p->blocks);
 	nr_pages = dpusim_xfer_nr_pages(&p->o, &sorted);
@@ -933,15 +961,17 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 		ret = -E2BIG;
 		goto err;
 	}
+	if (x->flags & DPUSIM_XFER_STREAM_BUF) {
+		ret = dpusim_xfer_pages_stream_buf(rank, p, nr_pages);
+		goto out;
+	}
 	p->pages = kvmalloc_array(nr_pages, sizeof(*p->pages),
 				  GFP_KERNEL_ACCOUNT);
 	if (!p->pages) {
 		ret = -ENOMEM;
 		goto err;
 	}
-	if (x->flags & DPUSIM_XFER_STREAM_BUF) {
-		ret = dpusim_xfer_pages_stream_buf(rank, p);
-	} else if (sorted) {
+	if (sorted) {
 		ret = dpusim_pin_charge(rank, p, nr_pages);
 		if (ret)
 			goto err;
@@ -952,6 +982,7 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 		/* charged once the distinct pages are counted */
 		ret = dpusim_xfer_pin_scattered(rank, p);
 	}
+out:
 	if (ret)
 		goto err;
 	return 0;
@@ -980,11 +1011,15 @@ void dpusim_xfer_unpin(struct dpusim_xfer_pin *p, bool dirty)
 	if (p->upages != p->pages)
 		kvfree(p->upages);
 	p->upages = NULL;
-	kvfree(p->pages);
+	if (!p->borrowed)
+		kvfree(p->pages);
 	p->pages = NULL;
-	kvfree(p->o.act);
+	p->borrowed = false;
+	if (p->o.c != &p->c1) {
+		kvfree(p->o.act);
+		kvfree(p->o.c);
+	}
 	p->o.act = NULL;
-	kvfree(p->o.c);
 	p->o.c = NULL;
 }
 
@@ -1076,6 +1111,24 @@ static void *dpusim_memdup_user(u64 uptr, size_t n)
 	return p;
 }
 
+/*
+ * A call with a few DPUs and blocks (a stream move: one and one): its
+ * lists are copied onto the stack, and an asynchronous one's job copies
+ * them into its own allocation (dpusim_async_submit()).
+ */
+static int dpusim_xfer_user_small(struct dpusim_rank *rank,
+				  const struct dpusim_xfer *x,
+				  size_t dpus_len, size_t blocks_len)
+{
+	u64 lists[DPUSIM_XFER_SMALL_LISTS / sizeof(u64)];
+	struct dpusim_block *blocks = (void *)((u8 *)lists + dpus_len);
+
+	if (copy_from_user(lists, u64_to_user_ptr(x->dpus), dpus_len) ||
+	    copy_from_user(blocks, u64_to_user_ptr(x->blocks), blocks_len))
+		return -EFAULT;
+	return dpusim_xfer_exec(rank, x, (void *)lists, blocks, NULL);
+}
+
 /**
  * dpusim_xfer_user - DPUSIM_IOCTL_XFER after its header was copied in
  * @rank: the rank
@@ -1085,6 +1138,7 @@ static void *dpusim_memdup_user(u64 uptr, size_t n)
  */
 int dpusim_xfer_user(struct dpusim_rank *rank, const struct dpusim_xfer *x)
 {
+	size_t dpus_len, blocks_len;
 	struct dpusim_xfer_dpu *dpus;
 	struct dpusim_block *blocks;
 	bool taken = false;
@@ -1095,12 +1149,16 @@ int dpusim_xfer_user(struct dpusim_rank *rank, const struct dpusim_xfer *x)
 	if (ret)
 		return ret;
 
-	dpus = dpusim_memdup_user(x->dpus, array_size(x->nr_dpus,
-						      sizeof(*dpus)));
+	dpus_len = array_size(x->nr_dpus, sizeof(*dpus));
+	blocks_len = array_size(x->nr_blocks, sizeof(*blocks));
+	/* both multiples of 8: the blocks stay aligned after the DPUs */
+	if (dpus_len + blocks_len <= DPUSIM_XFER_SMALL_LISTS)
+		return dpusim_xfer_user_small(rank, x, dpus_len, blocks_len);
+
+	dpus = dpusim_memdup_user(x->dpus, dpus_len);
 	if (IS_ERR(dpus))
 		return PTR_ERR(dpus);
-	blocks = dpusim_memdup_user(x->blocks, array_size(x->nr_blocks,
-							  sizeof(*blocks)));
+	blocks = dpusim_memdup_user(x->blocks, blocks_len);
 	if (IS_ERR(blocks)) {
 		ret = PTR_ERR(blocks);
 		goto out_dpus;

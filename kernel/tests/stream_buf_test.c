@@ -176,6 +176,51 @@ static void stream_buf_moves(struct kunit *test)
 }
 
 /*
+ * A move whose blocks are not the buffer's pages in order (the token's
+ * first 16 bytes in the second page, its header in the first, one
+ * asynchronous) gets a page array of its own: each block lands where it
+ * says, nothing else in the buffer changes.
+ */
+static void stream_buf_blocks_out_of_order(struct kunit *test)
+{
+	const struct dpusim_xfer_dpu d = { .dpu = 2, .nr_blocks = 2 };
+	const struct dpusim_block b[2] = { { PAGE_SIZE + 100, 16 }, { 40, 8 } };
+	struct dpusim_xfer x = {
+		.flags = DPUSIM_XFER_STREAM | DPUSIM_XFER_FROM_DPU |
+			 DPUSIM_XFER_STREAM_BUF,
+		.offset = 8, .length = 24, .nr_dpus = 1, .nr_blocks = 2,
+	};
+	struct xfer_fixture *t = test->priv;
+	struct dpusim_stream *s;
+	u32 hdr[2], i;
+	u8 rest[32];
+
+	s = open_with_buf(test, t);
+	for (i = 0; i < 2; i++) {
+		if (i)
+			x.flags |= DPUSIM_XFER_ASYNC;
+		x.offset = i * 24 + 8;
+		KUNIT_EXPECT_EQ(test, dpusim_xfer_run(&t->rank, &x, &d, b), 0);
+		KUNIT_EXPECT_EQ(test, dpusim_async_sync(&t->rank, 0), 0);
+		expect_token(test, t, i, PAGE_SIZE + 100);
+		/* the header after the token: prevsize, nextsize */
+		KUNIT_ASSERT_EQ(test, copy_from_user(hdr, t->umem + BUF_OFF + 40,
+						     sizeof(hdr)), 0);
+		KUNIT_EXPECT_EQ(test, hdr[0], 16);
+		KUNIT_EXPECT_EQ(test, hdr[1], 16);
+	}
+	KUNIT_EXPECT_EQ(test, s->cursor, 2);
+	/* around the blocks: the fixture's 0xee */
+	KUNIT_ASSERT_EQ(test, copy_from_user(rest, t->umem + BUF_OFF + 8,
+					     sizeof(rest)), 0);
+	KUNIT_EXPECT_EQ(test, memchr_inv(rest, 0xee, sizeof(rest)), NULL);
+	KUNIT_ASSERT_EQ(test, copy_from_user(rest, t->umem + BUF_OFF + PAGE_SIZE + 116,
+					     sizeof(rest)), 0);
+	KUNIT_EXPECT_EQ(test, memchr_inv(rest, 0xee, sizeof(rest)), NULL);
+	KUNIT_EXPECT_EQ(test, kref_read(&s->buf->ref), 1);
+}
+
+/*
  * An asynchronous move holds the buffer: CLOSE while it is queued lets
  * go of the stream's reference only; the pages stay pinned and charged
  * until the move is done, and it lands.
@@ -217,6 +262,7 @@ static struct kunit_case dpusim_stream_buf_cases[] = {
 	KUNIT_CASE(stream_buf_pin_and_release),
 	KUNIT_CASE(stream_buf_refused),
 	KUNIT_CASE(stream_buf_moves),
+	KUNIT_CASE(stream_buf_blocks_out_of_order),
 	KUNIT_CASE(stream_buf_async_outlives_close),
 	KUNIT_CASE(stream_buf_freed_with_streams),
 	{}
