@@ -6642,15 +6642,23 @@ static void *flap_main(void *arg)
 
 	while (!*stop) {
 		switch (rn(&r, 4)) {
-		case 0:	/* really unmapped, then mapped again */
-			munmap(g_flap, FLAP_LEN);
+		case 0:
+			/*
+			 * The pages unmapped (freed unless pinned), then new
+			 * ones.  Not a munmap(): another thread's mmap() of a
+			 * DPU's memory could land in the hole, and the blocks
+			 * of a FROM_DPU transfer there would write that DPU
+			 * (a tracked one's bytes changed once that way).
+			 */
+			p = mmap(g_flap, FLAP_LEN, PROT_NONE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+				 -1, 0);
 			usleep(rn(&r, 100));
-			p = mmap(g_flap, FLAP_LEN, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (p == g_flap)
+				p = mmap(g_flap, FLAP_LEN, PROT_READ | PROT_WRITE,
+					 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 			if (p != g_flap) {
-				if (p != MAP_FAILED)
-					munmap(p, FLAP_LEN);
-				msg("flap: address taken, racer stops");
+				msg("flap: mmap: %s, racer stops", strerror(errno));
 				return NULL;
 			}
 			memset(g_flap, 0x77, FLAP_LEN);
