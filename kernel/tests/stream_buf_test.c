@@ -213,10 +213,10 @@ static void stream_buf_blocks_out_of_order(struct kunit *test)
 	/* around the blocks: the fixture's 0xee */
 	KUNIT_ASSERT_EQ(test, copy_from_user(rest, t->umem + BUF_OFF + 8,
 					     sizeof(rest)), 0);
-	KUNIT_EXPECT_EQ(test, memchr_inv(rest, 0xee, sizeof(rest)), NULL);
+	KUNIT_EXPECT_NULL(test, memchr_inv(rest, 0xee, sizeof(rest)));
 	KUNIT_ASSERT_EQ(test, copy_from_user(rest, t->umem + BUF_OFF + PAGE_SIZE + 116,
 					     sizeof(rest)), 0);
-	KUNIT_EXPECT_EQ(test, memchr_inv(rest, 0xee, sizeof(rest)), NULL);
+	KUNIT_EXPECT_NULL(test, memchr_inv(rest, 0xee, sizeof(rest)));
 	KUNIT_EXPECT_EQ(test, kref_read(&s->buf->ref), 1);
 }
 
