@@ -963,7 +963,9 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 	}
 	if (x->flags & DPUSIM_XFER_STREAM_BUF) {
 		ret = dpusim_xfer_pages_stream_buf(rank, p, nr_pages);
-		goto out;
+		if (ret)
+			goto err;
+		return 0;
 	}
 	p->pages = kvmalloc_array(nr_pages, sizeof(*p->pages),
 				  GFP_KERNEL_ACCOUNT);
@@ -982,7 +984,6 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 		/* charged once the distinct pages are counted */
 		ret = dpusim_xfer_pin_scattered(rank, p);
 	}
-out:
 	if (ret)
 		goto err;
 	return 0;
