@@ -17,6 +17,12 @@
  * Each job holds a reference on the rank's ownership (dpusim_rank_get()):
  * closing the file does not wait for the jobs; the last job to finish ends
  * the ownership and frees the rank's memory (rank.c).
+ *
+ * The rank's status page (DPUSIM_MMAP_STATUS) counts the jobs queued and
+ * the jobs done, so that a caller whose job is done skips the SYNC: a
+ * system call per token for a stream's preload.  Each counter has one
+ * writer at a time: the submits count under async_lock, the rank's work
+ * item (one at a time: an ordered workqueue) counts the jobs done.
  */
 #include <kunit/visibility.h>
 #include <linux/mm.h>
@@ -71,8 +77,13 @@ static void dpusim_async_work(struct work_struct *work);
  */
 int dpusim_async_init(struct dpusim_rank *rank)
 {
+	struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+
+	if (!page)
+		return -ENOMEM;
+	/* lowmem: the kernel writes it through its own mapping */
+	rank->status = page_address(page);
 	atomic_set(&rank->async_pending, 0);
-	atomic_set(&rank->async_error, 0);
 	INIT_WORK(&rank->async_work, dpusim_async_work);
 	spin_lock_init(&rank->async_lock);
 	INIT_LIST_HEAD(&rank->async_jobs);
@@ -80,12 +91,18 @@ int dpusim_async_init(struct dpusim_rank *rank)
 	init_waitqueue_head(&rank->async_idle);
 	rank->async_wq = alloc_ordered_workqueue("dpusim_rank%u", 0,
 						 rank->index);
-	return rank->async_wq ? 0 : -ENOMEM;
+	if (!rank->async_wq) {
+		__free_page(page);
+		rank->status = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
- * dpusim_async_fini - wait for the queued jobs and destroy the workqueue
- * @rank: the rank
+ * dpusim_async_fini - wait for the queued jobs, destroy the workqueue
+ * @rank: the rank, which no file (hence no mapping of its status page)
+ *        holds any more
  */
 void dpusim_async_fini(struct dpusim_rank *rank)
 {
@@ -93,6 +110,8 @@ void dpusim_async_fini(struct dpusim_rank *rank)
 		return;
 	destroy_workqueue(rank->async_wq);
 	rank->async_wq = NULL;
+	__free_page(virt_to_page(rank->status));
+	rank->status = NULL;
 }
 
 /* What a job adds to the queue's usage. */
@@ -164,6 +183,9 @@ static void dpusim_async_run(struct dpusim_async_job *job)
 	 * rank itself outlives this: dpusim_async_fini() flushes the queue).
 	 */
 	dpusim_rank_put(rank);
+	/* the copy and the unpinning before the count (the status page) */
+	smp_store_release(&rank->status->async_done,
+			  rank->status->async_done + 1);
 	if (atomic_dec_and_test(&rank->async_pending))
 		wake_up_all(&rank->async_idle);
 }
@@ -319,6 +341,7 @@ int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *src,
 	/* in order: under xfer_lock, as the submits are */
 	spin_lock(&rank->async_lock);
 	list_add_tail(&job->node, &rank->async_jobs);
+	WRITE_ONCE(rank->status->async_queued, rank->status->async_queued + 1);
 	kick = !rank->async_running;
 	rank->async_running = true;
 	spin_unlock(&rank->async_lock);
@@ -371,20 +394,36 @@ int dpusim_async_wait_idle(struct dpusim_rank *rank, u32 timeout_ms)
 EXPORT_SYMBOL_IF_KUNIT(dpusim_async_wait_idle);
 
 /**
- * dpusim_async_sync - DPUSIM_IOCTL_SYNC: wait for the jobs, take the error
+ * dpusim_async_sync - DPUSIM_IOCTL_SYNC: wait for the jobs
  * @rank: the rank
  * @timeout_ms: longest wait, 0 for DPUSIM_SYNC_DEFAULT_TIMEOUT_MS
  *
- * Return: 0, the first error of a job since the previous sync (cleared),
- * -ETIMEDOUT or -ERESTARTSYS.
+ * A queued job cannot fail: its errors came back at submit.
+ *
+ * Return: 0, -ETIMEDOUT or -ERESTARTSYS.
  */
 int dpusim_async_sync(struct dpusim_rank *rank, u32 timeout_ms)
 {
-	int ret;
-
-	ret = dpusim_async_wait_idle(rank, timeout_ms);
-	if (ret)
-		return ret;
-	return atomic_xchg(&rank->async_error, 0);
+	return dpusim_async_wait_idle(rank, timeout_ms);
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_async_sync);
+
+/**
+ * dpusim_async_status_mmap - mmap() of the rank file's status page
+ * @rank: the rank
+ * @vma: MAP_SHARED, at DPUSIM_MMAP_STATUS
+ *
+ * Return: 0, -EINVAL (not one page), -EPERM (writable or executable) or
+ * -ENOMEM.
+ */
+int dpusim_async_status_mmap(struct dpusim_rank *rank,
+			     struct vm_area_struct *vma)
+{
+	if (vma_pages(vma) != 1)
+		return -EINVAL;
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
+		return -EPERM;
+	dpusim_vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
+	dpusim_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	return vm_insert_page(vma, vma->vm_start, virt_to_page(rank->status));
+}

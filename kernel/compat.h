@@ -34,8 +34,10 @@
 #include <linux/mm.h>
 #if DPUSIM_KVER >= 6003
 #define dpusim_vm_flags_set(vma, flags) vm_flags_set(vma, flags)
+#define dpusim_vm_flags_clear(vma, flags) vm_flags_clear(vma, flags)
 #else
 #define dpusim_vm_flags_set(vma, flags) ((vma)->vm_flags |= (flags))
+#define dpusim_vm_flags_clear(vma, flags) ((vma)->vm_flags &= ~(flags))
 #endif
 
 #endif /* _DPUSIM_COMPAT_H */

@@ -165,7 +165,9 @@ struct dpusim_async_usage {
  * @async_jobs: jobs queued and not started, in submission order
  * @async_running: @async_work is queued or runs (a new job needs no kick)
  * @async_pending: jobs queued and not finished
- * @async_error: first error of a job since the last DPUSIM_IOCTL_SYNC
+ * @status: the page at DPUSIM_MMAP_STATUS, written through this (lowmem)
+ *          address: @async_queued under @async_lock, @async_done by
+ *          @async_work alone
  * @async_idle: woken when @async_pending drops to 0
  * @async_usage: what the queued jobs hold
  * @pinned_pages: user pages the rank's transfers hold pinned right now
@@ -200,7 +202,7 @@ struct dpusim_rank {
 	struct list_head async_jobs;
 	bool async_running;
 	atomic_t async_pending;
-	atomic_t async_error;
+	struct dpusim_rank_status *status;
 	wait_queue_head_t async_idle;
 	struct dpusim_async_usage async_usage;
 	atomic_long_t pinned_pages;
@@ -510,6 +512,8 @@ int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *p,
 			bool *taken);
 int dpusim_async_wait_idle(struct dpusim_rank *rank, u32 timeout_ms);
 int dpusim_async_sync(struct dpusim_rank *rank, u32 timeout_ms);
+int dpusim_async_status_mmap(struct dpusim_rank *rank,
+			     struct vm_area_struct *vma);
 
 /* ioctl.c */
 

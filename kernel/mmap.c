@@ -421,9 +421,10 @@ void dpusim_window_clear(struct dpusim_worker *w)
  *
  * Return: 0, -EINVAL (not MAP_SHARED, a DPU past the rank, a range past
  * the memory, a window at another offset or longer than
- * DPUSIM_WINDOW_SIZE), -EACCES (a worker file and a DPU it does not hold),
- * -EBUSY (a second window of a worker file) or -ENOMEM (page tables for
- * the resident pages).
+ * DPUSIM_WINDOW_SIZE, a status page of more than a page), -EACCES (a
+ * worker file and a DPU it does not hold), -EPERM (a writable or
+ * executable status page), -EBUSY (a second window of a worker file) or
+ * -ENOMEM (page tables for the resident pages).
  */
 int dpusim_mmap(struct dpusim_rank *rank, struct dpusim_worker *w,
 		struct vm_area_struct *vma)
@@ -440,6 +441,8 @@ int dpusim_mmap(struct dpusim_rank *rank, struct dpusim_worker *w,
 		return dpusim_window_mmap(w, vma);
 	if (w && vma->vm_pgoff == DPUSIM_MMAP_MOVE_RING >> PAGE_SHIFT)
 		return dpusim_stream_ring_mmap(w, vma);
+	if (!w && vma->vm_pgoff == DPUSIM_MMAP_STATUS >> PAGE_SHIFT)
+		return dpusim_async_status_mmap(rank, vma);
 	wram = vma->vm_pgoff & DPUSIM_MMAP_MEM_PAGES;
 	if (!w && !wram && dpu >= DPUSIM_MMAP_STREAM_FIRST &&
 	    dpu < DPUSIM_MMAP_STREAM_FIRST + DPUSIM_STREAM_MAX)

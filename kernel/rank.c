@@ -240,7 +240,6 @@ static void dpusim_rank_teardown(struct kref *kref)
 
 	dpusim_rank_free_memory(rank);
 	dpusim_run_reset(rank);
-	atomic_set(&rank->async_error, 0);
 	mutex_lock(&rank->lock);
 	put_pid(rank->owner);
 	rank->owner = NULL;

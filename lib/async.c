@@ -10,7 +10,8 @@
  * returning, so every error still comes back from the call; the copy runs
  * later in the kernel, in submission order per rank, and a synchronous
  * transfer on the rank waits for the queued ones. dpu_sync issues
- * DPUSIM_IOCTL_SYNC on every rank of the set and returns the first error.
+ * DPUSIM_IOCTL_SYNC on every rank of the set whose status page does not
+ * say its queue is done, and returns the first error.
  * The user's buffers must stay valid until then (as UPMEM).
  *
  * dpu_free syncs first (props->xfer_release, set on the first submit), so
@@ -25,6 +26,18 @@
 /* The longest DPUSIM_IOCTL_SYNC wait; a timeout is reported as an error. */
 #define SYNC_TIMEOUT_MS 60000U
 
+bool dpusim_rank_async_idle(const struct dpu_rank_t *rank)
+{
+	const struct dpusim_rank_status *st = rank->status;
+	uint64_t queued;
+
+	if (!st)
+		return false;
+	/* the count of our own submits is in: the kernel stored it first */
+	queued = __atomic_load_n(&st->async_queued, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&st->async_done, __ATOMIC_ACQUIRE) >= queued;
+}
+
 static dpu_error_t rank_sync(struct dpu_rank_t *rank, const char *fn)
 {
 	struct dpusim_sync s = {
@@ -34,8 +47,8 @@ static dpu_error_t rank_sync(struct dpu_rank_t *rank, const char *fn)
 	char eb[128];
 	int r;
 
-	if (rank->fd < 0)
-		return DPU_OK;	/* no device: nothing was queued */
+	if (rank->fd < 0 || dpusim_rank_async_idle(rank))
+		return DPU_OK;	/* no device, or nothing left in the queue */
 	/* The wait changes nothing, so an interrupted one is retried. */
 	do {
 		r = ioctl(rank->fd, DPUSIM_IOCTL_SYNC, &s);

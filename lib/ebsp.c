@@ -172,15 +172,19 @@ static void stream_at(ebsp_stream *s, const struct dpusim_stream_cmd *o)
 	s->data_off = o->offset + HDR;
 }
 
-/* Wait for every move in flight on the rank's file (DPUSIM_IOCTL_SYNC). */
+/*
+ * Wait for every move in flight on the rank's file: DPUSIM_IOCTL_SYNC,
+ * unless the rank's status page says they are done (a preload usually is).
+ */
 static int stream_sync(ebsp_stream *s)
 {
 	struct dpusim_sync sy = { .size = sizeof(sy) };
-	int r;
+	int r = 0;
 
-	do
-		r = xioctl(s->rank->fd, DPUSIM_IOCTL_SYNC, &sy);
-	while (r < 0 && errno == ETIMEDOUT);
+	if (!dpusim_rank_async_idle(s->rank))
+		do
+			r = xioctl(s->rank->fd, DPUSIM_IOCTL_SYNC, &sy);
+		while (r < 0 && errno == ETIMEDOUT);
 	s->preloaded = 0;
 	s->up_pending = 0;
 	return r;

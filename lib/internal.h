@@ -120,10 +120,22 @@ struct dpu_rank_t {
 	uint32_t first_dpu_index; /* index_in_set of dpus[0] */
 	struct dpu_t *dpus;	/* nr_dpus entries */
 	struct dpusim_set_props *props;	/* the set it belongs to */
+	/* the rank file's status page (DPUSIM_MMAP_STATUS), or NULL */
+	const struct dpusim_rank_status *status;
+	size_t status_len;
 	/* worker processes running the loaded program (lib/launch.c) */
 	int *workers;		/* pids */
 	uint32_t nr_workers;
 };
+
+/* ------------------------------------------------------------ async.c */
+
+/*
+ * True if every asynchronous transfer queued on the rank so far has
+ * finished (its status page says so: no system call); false if one has
+ * not, or the rank has no status page.
+ */
+bool dpusim_rank_async_idle(const struct dpu_rank_t *rank);
 
 /* ------------------------------------------------------------ ebsp.c */
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <uapi/dpusim.h>
@@ -64,6 +65,8 @@ void dpusim_rank_destroy(struct dpu_rank_t *rank)
 		return;
 	/* the streams' mappings hold the owner file: they go first */
 	dpusim_ebsp_rank_gone(rank);
+	if (rank->status)
+		munmap((void *)rank->status, rank->status_len);
 	if (rank->fd >= 0) {
 		char eb[128];
 
@@ -76,6 +79,26 @@ void dpusim_rank_destroy(struct dpu_rank_t *rank)
 	dpusim_workers_stop(rank);
 	free(rank->dpus);
 	free(rank);
+}
+
+/*
+ * Map the rank file's status page, so that a wait for a queue that is done
+ * needs no system call.  Without it (out of memory), every wait is a
+ * DPUSIM_IOCTL_SYNC: nothing else changes.  A child of fork() inherits it
+ * with the set, as it inherits the rank file itself.
+ */
+static void rank_map_status(struct dpu_rank_t *rank)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	if (page <= 0)
+		return;
+	p = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, rank->fd, DPUSIM_MMAP_STATUS);
+	if (p == MAP_FAILED)
+		return;
+	rank->status = p;
+	rank->status_len = (size_t)page;
 }
 
 dpu_error_t dpusim_rank_open(const char *devnode, uint32_t expect_index,
@@ -140,8 +163,10 @@ dpu_error_t dpusim_rank_open(const char *devnode, uint32_t expect_index,
 	if (ret != DPU_OK) {
 		snprintf(errbuf, errlen, "%s: out of memory", devnode);
 		close(fd);
+		return ret;
 	}
-	return ret;
+	rank_map_status(*out);
+	return DPU_OK;
 }
 
 /* ------------------------------------------------------------ sets */

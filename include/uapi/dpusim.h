@@ -254,9 +254,9 @@ struct dpusim_xfer {
  * @__reserved: must be 0
  *
  * Waits until every DPUSIM_XFER_ASYNC transfer queued on the open file has
- * finished.  Returns 0, or the first error one of them hit since the
- * previous DPUSIM_IOCTL_SYNC (as -errno; the error is then cleared).
- * Errors: EINVAL (unknown flag, non-zero @__reserved, @timeout_ms over the
+ * finished.  A queued transfer cannot fail (every error comes back when it
+ * is submitted), so it returns 0 once they have; the rank's status page
+ * (DPUSIM_MMAP_STATUS) says so without a system call.  Errors: EINVAL (unknown flag, non-zero @__reserved, @timeout_ms over the
  * maximum, @size below 16), E2BIG (non-zero bytes past the struct), EFAULT
  * (bad struct pointer), ETIMEDOUT (the transfers did not finish in time;
  * they are still queued), EINTR/ERESTARTSYS (a signal; call again).
@@ -322,6 +322,36 @@ struct dpusim_sync {
 #define DPUSIM_MMAP_WINDOW	DPUSIM_MMAP_MRAM(0xffffffffU)
 #define DPUSIM_WINDOW_MRAM	(1ULL << 25)
 #define DPUSIM_WINDOW_SIZE	(DPUSIM_WINDOW_MRAM + (1ULL << 30))
+
+/*
+ * The status page of a rank file: mmap() of one page at DPUSIM_MMAP_STATUS
+ * (MAP_SHARED, else EINVAL; read only: PROT_WRITE or PROT_EXEC, EPERM, and
+ * mprotect() cannot add them) shows a struct dpusim_rank_status, which the
+ * kernel updates as the rank's DPUSIM_XFER_ASYNC transfers are queued and
+ * finish: a caller learns without a system call that DPUSIM_IOCTL_SYNC
+ * would not wait.  Every mapping shows the same page, from the rank's
+ * first owner to the module's unloading: its counters never go back.
+ * More than one page, or a worker file: EINVAL.
+ */
+#define DPUSIM_MMAP_STATUS	DPUSIM_MMAP_MRAM(0xfffffffdU)
+
+/**
+ * struct dpusim_rank_status - the page at DPUSIM_MMAP_STATUS
+ * @async_queued: DPUSIM_XFER_ASYNC transfers queued on the rank so far
+ *                (counted before the submitting call returns)
+ * @async_done: how many of them finished: their bytes are in place and
+ *              their pages let go (stored with release semantics after
+ *              that)
+ *
+ * Read @async_queued, then @async_done with acquire semantics: if
+ * @async_done is at least the @async_queued read first, every transfer
+ * queued before that read has finished, as after a DPUSIM_IOCTL_SYNC that
+ * returned.
+ */
+struct dpusim_rank_status {
+	__aligned_u64 async_queued;
+	__aligned_u64 async_done;
+};
 
 /* struct dpusim_dpu_state::state */
 enum {

@@ -3,7 +3,8 @@
  * KUnit suite for asynchronous transfers (DPUSIM_XFER_ASYNC): round trip
  * after a sync, submit errors that change nothing, RLIMIT_MEMLOCK
  * accounting (once per distinct page), the queue's limits, a close that
- * does not wait, and a rank torn down with a job still queued.
+ * does not wait, a rank torn down with a job still queued, and the
+ * status page's counters.
  *
  * A blocker (xfer_fixture.h) queued first on the rank's ordered
  * workqueue holds the jobs behind it, so a test can see them pending.
@@ -129,6 +130,42 @@ static void async_memlock_returns_to_zero(struct kunit *test)
 	unblock_rank(&blk);
 
 	KUNIT_EXPECT_EQ(test, dpusim_async_sync(&t->rank, 0), 0);
+	KUNIT_EXPECT_EQ(test, locked_vm(), base);
+}
+
+/*
+ * The status page counts a job queued once it is, and done once its
+ * pages are let go; a submit that fails counts nothing.
+ */
+static void async_status_counts(struct kunit *test)
+{
+	struct xfer_fixture *t = test->priv;
+	const struct dpusim_rank_status *st = t->rank.status;
+	const struct dpusim_xfer_dpu dpus[] = { { 0, 1 } };
+	const struct dpusim_block b[] = { { xfer_uaddr(t, 0), PAGE_SIZE } };
+	const struct dpusim_block bad[] = {
+		{ xfer_uaddr(t, XFER_UMEM_PAGES * PAGE_SIZE - 32), 64 },
+	};
+	unsigned long base = locked_vm();
+	struct blocker blk;
+	u64 q0, d0;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	q0 = READ_ONCE(st->async_queued);
+	d0 = READ_ONCE(st->async_done);
+	KUNIT_EXPECT_EQ(test, q0, d0);
+
+	block_rank(t, &blk);
+	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC, PAGE_SIZE, dpus, 1, b, 1), 0);
+	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC, 64, dpus, 1, bad, 1), -EFAULT);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(st->async_queued), q0 + 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(st->async_done), d0);
+	KUNIT_EXPECT_EQ(test, locked_vm(), base + 1);
+	unblock_rank(&blk);
+
+	KUNIT_EXPECT_EQ(test, dpusim_async_sync(&t->rank, 0), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(st->async_done), q0 + 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(st->async_queued), q0 + 1);
 	KUNIT_EXPECT_EQ(test, locked_vm(), base);
 }
 
@@ -281,6 +318,7 @@ static struct kunit_case async_test_cases[] = {
 	KUNIT_CASE(async_round_trip),
 	KUNIT_CASE(async_submit_errors_change_nothing),
 	KUNIT_CASE(async_memlock_returns_to_zero),
+	KUNIT_CASE(async_status_counts),
 	KUNIT_CASE(async_fini_waits),
 	{}
 };

@@ -2,8 +2,9 @@
 /*
  * ABI tests of asynchronous transfers through /dev/dpusim/rank0:
  * DPUSIM_XFER_ASYNC and DPUSIM_IOCTL_SYNC (struct rules, one test per
- * failure path), RLIMIT_MEMLOCK, and a rank closed or a process exiting
- * with transfers still queued.
+ * failure path), RLIMIT_MEMLOCK, a rank closed or a process exiting
+ * with transfers still queued, and the status page (DPUSIM_MMAP_STATUS:
+ * its counters, one test per mmap failure).
  */
 #include <stddef.h>
 #include <sys/mman.h>
@@ -267,6 +268,129 @@ TEST_F(async, exit_with_queued_transfer)
 	EXPECT_EQ(0, sysfs_rank_attr(0, "mram_resident_bytes"));
 	EXPECT_EQ(0, sysfs_rank_attr(0, "pinned_pages"));
 	self->fd = fd;
+}
+
+/* ------------------------------------------------------- status page */
+
+#define PAGE 4096
+
+static const struct dpusim_rank_status *map_status(int fd)
+{
+	void *p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, DPUSIM_MMAP_STATUS);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* A mapping's errno, the mapping undone if it was made */
+static int status_mmap_errno(int fd, size_t len, int prot, int flags, uint64_t off)
+{
+	void *p = mmap(NULL, len, prot, flags, fd, (off_t)off);
+
+	if (p != MAP_FAILED) {
+		munmap(p, len);
+		return 0;
+	}
+	return errno;
+}
+
+/*
+ * Counted once queued and once done, failed submits not at all; every
+ * mapping shows the same page, which outlives its file's close.
+ */
+TEST_F(async, status_counts)
+{
+	const struct dpusim_rank_status *st = map_status(self->fd), *st2;
+	uint64_t q0, d0;
+	uint8_t *buf;
+
+	ASSERT_NE(NULL, st) TH_LOG("mmap: %s", strerror(errno));
+	q0 = __atomic_load_n(&st->async_queued, __ATOMIC_ACQUIRE);
+	d0 = __atomic_load_n(&st->async_done, __ATOMIC_ACQUIRE);
+	EXPECT_EQ(q0, d0);	/* the fixture queued nothing */
+
+	ASSERT_EQ(0, queue_big(self->fd, &buf));
+	EXPECT_EQ(q0 + 1, __atomic_load_n(&st->async_queued, __ATOMIC_ACQUIRE));
+	self->t.blocks[0].addr = 0;	/* EFAULT: not queued */
+	EXPECT_ERRNO(EFAULT, xfer(self->fd, &self->t.x));
+	EXPECT_EQ(q0 + 1, __atomic_load_n(&st->async_queued, __ATOMIC_ACQUIRE));
+	ASSERT_EQ(0, sync_rank(self->fd, &self->s));
+	EXPECT_EQ(q0 + 1, __atomic_load_n(&st->async_done, __ATOMIC_ACQUIRE));
+	free(buf);
+
+	st2 = map_status(self->fd);
+	ASSERT_NE(NULL, st2);
+	EXPECT_EQ(q0 + 1, st2->async_queued);
+	EXPECT_EQ(0, munmap((void *)st2, PAGE));
+
+	/* the mapping holds the file: it still reads after close() */
+	EXPECT_EQ(0, close(self->fd));
+	self->fd = -1;
+	EXPECT_EQ(q0 + 1, st->async_done);
+	EXPECT_EQ(0, munmap((void *)st, PAGE));
+}
+
+/* A synchronous transfer is not counted */
+TEST_F(async, status_sync_xfer_not_counted)
+{
+	const struct dpusim_rank_status *st = map_status(self->fd);
+	uint64_t q0;
+
+	ASSERT_NE(NULL, st);
+	q0 = st->async_queued;
+	self->t.x.flags = 0;
+	ASSERT_EQ(0, xfer(self->fd, &self->t.x));
+	EXPECT_EQ(q0, st->async_queued);
+	EXPECT_EQ(q0, st->async_done);
+	munmap((void *)st, PAGE);
+}
+
+TEST_F(async, status_private)
+{
+	EXPECT_EQ(EINVAL, status_mmap_errno(self->fd, PAGE, PROT_READ, MAP_PRIVATE,
+					    DPUSIM_MMAP_STATUS));
+}
+
+TEST_F(async, status_two_pages)
+{
+	EXPECT_EQ(EINVAL, status_mmap_errno(self->fd, 2 * PAGE, PROT_READ, MAP_SHARED,
+					    DPUSIM_MMAP_STATUS));
+}
+
+TEST_F(async, status_past_the_page)
+{
+	EXPECT_EQ(EINVAL, status_mmap_errno(self->fd, PAGE, PROT_READ, MAP_SHARED,
+					    DPUSIM_MMAP_STATUS + PAGE));
+}
+
+TEST_F(async, status_writable)
+{
+	EXPECT_EQ(EPERM, status_mmap_errno(self->fd, PAGE, PROT_READ | PROT_WRITE,
+					   MAP_SHARED, DPUSIM_MMAP_STATUS));
+}
+
+TEST_F(async, status_executable)
+{
+	EXPECT_EQ(EPERM, status_mmap_errno(self->fd, PAGE, PROT_READ | PROT_EXEC,
+					   MAP_SHARED, DPUSIM_MMAP_STATUS));
+}
+
+TEST_F(async, status_mprotect_write)
+{
+	const struct dpusim_rank_status *st = map_status(self->fd);
+
+	ASSERT_NE(NULL, st);
+	EXPECT_ERRNO(EACCES, mprotect((void *)st, PAGE, PROT_READ | PROT_WRITE));
+	munmap((void *)st, PAGE);
+}
+
+TEST_F(async, status_worker_file)
+{
+	struct dpusim_worker_open wo = { .size = sizeof(wo) };
+
+	ASSERT_EQ(0, ioctl(self->fd, DPUSIM_IOCTL_WORKER_OPEN, &wo));
+	EXPECT_EQ(EINVAL, status_mmap_errno(wo.fd, PAGE, PROT_READ, MAP_SHARED,
+					    DPUSIM_MMAP_STATUS));
+	close(wo.fd);
 }
 
 TEST_HARNESS_MAIN

@@ -836,10 +836,11 @@ TEST_F_TIMEOUT(fail_nth, open_rank, SWEEP_TIMEOUT)
  * rank: DPUSIM_IOCTL_WORKER_OPEN, _LAUNCH, _DPU_STATUS, the worker file's
  * _WORKER_CLAIM and _WORKER_FINISH, mmap of the rank file (with a
  * transfer whose blocks lie in the mapping, so that the mapping's page
- * faults run under injection), and the worker file's window (lw_*).  A failure must be a clean errno that
- * changed nothing: the run state (DPU_STATUS) is as before, the worker
- * file (if any) still works; a success has its effect.  Closing the files
- * leaves the rank free, nothing pinned.
+ * faults run under injection), the status page (with an asynchronous
+ * transfer it counts), and the worker file's window (lw_*).  A failure
+ * must be a clean errno that changed nothing: the run state (DPU_STATUS)
+ * is as before, the worker file (if any) still works; a success has its
+ * effect.  Closing the files leaves the rank free, nothing pinned.
  */
 struct lctx {
 	int fd, w;
@@ -850,6 +851,9 @@ struct lctx {
 	uint8_t *win;
 	int pipe[2];
 	long long res_m, res_w;		/* resident bytes before the call */
+	/* the status page, mapped beforehand (lp_status), and its count */
+	const struct dpusim_rank_status *status;
+	uint64_t queued0;
 };
 
 struct launch_path {
@@ -1059,6 +1063,60 @@ static void lc_mmap_xfer(struct __test_metadata *_metadata, struct lctx *l,
 		EXPECT_EQ(8 * PAGE, sysfs_rank_attr(RANK, "mram_resident_bytes"))
 			TH_LOG("n=%u", n);
 	munmap(l->map, 4 * PAGE);
+}
+
+/* The status page, mapped before the call: it counts what the call queues */
+static int lp_status(struct lctx *l)
+{
+	void *p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, l->fd, DPUSIM_MMAP_STATUS);
+
+	if (p == MAP_FAILED)
+		return -1;
+	l->status = p;
+	l->queued0 = l->status->async_queued;
+	return 0;
+}
+
+/* mmap of the status page, then an asynchronous transfer it counts */
+static uint8_t status_src[PAGE] __attribute__((aligned(PAGE)));
+
+static int lo_status_mmap_async(struct lctx *l)
+{
+	struct dpusim_xfer_dpu d = { .dpu = 3, .nr_blocks = 1 };
+	struct dpusim_block b = { (uintptr_t)status_src, PAGE };
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .flags = DPUSIM_XFER_ASYNC, .length = PAGE,
+		.nr_dpus = 1, .nr_blocks = 1, .dpus = (uintptr_t)&d,
+		.blocks = (uintptr_t)&b,
+	};
+
+	l->map = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, l->fd, DPUSIM_MMAP_STATUS);
+	if (l->map == MAP_FAILED)
+		return -1;
+	return xfer(l->fd, &x);
+}
+
+static void lc_status_mmap_async(struct __test_metadata *_metadata,
+				 struct lctx *l, int r, unsigned int n)
+{
+	struct dpusim_sync s = { .size = sizeof(s) };
+	const struct dpusim_rank_status *st = l->map;
+
+	EXPECT_EQ(0, ioctl(l->fd, DPUSIM_IOCTL_SYNC, &s)) TH_LOG("n=%u: SYNC: %s", n,
+								 strerror(errno));
+	/* a failed call queued nothing; the job of one that did is done */
+	EXPECT_EQ(l->queued0 + !r, l->status->async_queued) TH_LOG("n=%u", n);
+	EXPECT_EQ(l->queued0 + !r, l->status->async_done) TH_LOG("n=%u", n);
+	if (st == MAP_FAILED) {
+		/* the failed mmap left nothing behind: one maps now */
+		st = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, l->fd, DPUSIM_MMAP_STATUS);
+		ASSERT_NE(MAP_FAILED, st) TH_LOG("n=%u: the status page after a failed mmap: %s",
+						 n, strerror(errno));
+	}
+	EXPECT_EQ(l->status->async_done, st->async_done) TH_LOG("n=%u: not the same page", n);
+	/* the mappings hold the rank file: they go before its close */
+	munmap((void *)st, PAGE);
+	munmap((void *)l->status, PAGE);
 }
 
 /*
@@ -1512,6 +1570,8 @@ LAUNCH_SWEEP(worker_claim, lp_launched, lo_claim, lc_claim)
 LAUNCH_SWEEP(worker_finish, lp_claimed, lo_finish, lc_finish)
 /* mmap of the rank file and page faults of the mapping */
 LAUNCH_SWEEP(mmap_fault_in_xfer, lp_none, lo_mmap_xfer, lc_mmap_xfer)
+/* mmap of the status page (DPUSIM_MMAP_STATUS), an asynchronous transfer */
+LAUNCH_SWEEP(status_mmap_async, lp_status, lo_status_mmap_async, lc_status_mmap_async)
 /* DPUSIM_IOCTL_WORKER_CLAIM filling the worker's window */
 LAUNCH_SWEEP(window_claim_fill, lp_window_mapped, lo_window_claim, lc_window_claim)
 /* mmap of the window, and the fault of a hole through it */

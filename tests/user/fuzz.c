@@ -38,7 +38,9 @@
  *    created (the others' only with defects that fail before the stream
  *    is looked at), so the model of each stream stays exact; a new
  *    stream of data is read back through a mapping of it
- *    (DPUSIM_MMAP_STREAM), and rank-mmap maps streams too; a race phase
+ *    (DPUSIM_MMAP_STREAM), and rank-mmap maps streams too (and the
+ *    status page, DPUSIM_MMAP_STATUS: read only, jobs done never ahead
+ *    of jobs queued); a race phase
  *    checks that a STREAM_CREATE failing with EFAULT never exposes its
  *    stream (OPEN, mmap) to the owner's other threads;
  *  - tokens moved (STREAM_XFER: DPUSIM_IOCTL_XFER with DPUSIM_XFER_STREAM,
@@ -608,6 +610,7 @@ struct fz_call {
 	int tctx, tm_q, tm_mflags, tm_mprot;
 	bool tm_ovf;		/* an overrun pending: reported by this call */
 	bool st_map;		/* rank-mmap of stream st_id */
+	bool status_map;	/* rank-mmap of the status page */
 	uint32_t st_id;
 	uint64_t wgen;		/* ST->wgen + ST->wopen before the call */
 	uint32_t tm_nw;
@@ -4450,6 +4453,16 @@ static void gen_rank_mmap(struct ctx *c, struct fz_call *k)
 		k->tm_mlen = PAGE * (1 + rn(&c->rng, chance(&c->rng, 70) ? 4 : pages + 1));
 		if (chance(&c->rng, 5))
 			k->tm_moff |= DPUSIM_MMAP_WRAM_BIT;	/* no stream's */
+	} else if (chance(&c->rng, 10)) {
+		/* the status page: read only, one page, shared */
+		k->status_map = true;
+		k->tm_moff = DPUSIM_MMAP_STATUS;
+		if (chance(&c->rng, 10))
+			k->tm_moff += chance(&c->rng, 50) ? PAGE : 1 + rn(&c->rng, PAGE - 1);
+		k->tm_mlen = PAGE * (chance(&c->rng, 85) ? 1 : 2 + rn(&c->rng, 3));
+		k->tm_mprot = chance(&c->rng, 80) ? PROT_READ :
+			      chance(&c->rng, 50) ? PROT_READ | PROT_WRITE :
+			      PROT_READ | PROT_EXEC;
 	}
 }
 
@@ -4462,6 +4475,14 @@ static void predict_rank_mmap(struct ctx *c, struct fz_call *k)
 	const struct mstream *e = ms_mine(c, k->st_id);
 
 	es_add(&k->amb, ENOMEM);
+	if (k->status_map) {
+		if (k->tm_mflags != MAP_SHARED || k->tm_moff != DPUSIM_MMAP_STATUS ||
+		    k->tm_mlen != PAGE)
+			es_add(&k->must, EINVAL);
+		else if (k->tm_mprot & (PROT_WRITE | PROT_EXEC))
+			es_add(&k->must, EPERM);
+		return;
+	}
 	if (k->st_map && !(k->tm_moff & DPUSIM_MMAP_WRAM_BIT) &&
 	    k->st_id < DPUSIM_STREAM_MAX) {
 		size = e ? (e->mem_size + PAGE - 1) / PAGE * PAGE : 0;
@@ -4486,6 +4507,20 @@ static void exec_rank_mmap(struct ctx *c, struct fz_call *k)
 	k->err = p == MAP_FAILED ? errno : 0;
 	if (p == MAP_FAILED)
 		return;
+	if (k->status_map) {
+		const struct dpusim_rank_status *st = (const void *)p;
+		uint64_t done = __atomic_load_n(&st->async_done, __ATOMIC_ACQUIRE);
+
+		/* a job counts as queued before it can count as done */
+		if (done > __atomic_load_n(&st->async_queued, __ATOMIC_ACQUIRE))
+			violation(c, k, "status page: %llu jobs done of %llu queued",
+				  (unsigned long long)done,
+				  (unsigned long long)st->async_queued);
+		if (!mprotect((void *)p, PAGE, PROT_READ | PROT_WRITE))
+			violation(c, k, "status page: mprotect() made it writable");
+		munmap((void *)p, k->tm_mlen);
+		return;
+	}
 	/* a read allocates a zero page at most: the model does not change */
 	if (!k->st_map)
 		(void)p[rn(&c->rng, k->tm_mlen)];
@@ -5887,7 +5922,7 @@ static const struct fz_op fz_ops[NOPS] = {
 	},
 	{
 		.name = "rank-mmap", .weight = 3,
-		.errnos = { EINVAL, ENOMEM, 0 },
+		.errnos = { EINVAL, ENOMEM, EPERM, 0 },
 		.gen = gen_rank_mmap, .predict = predict_rank_mmap,
 		.commit = commit_nothing, .exec = exec_rank_mmap,
 	},
