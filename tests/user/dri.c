@@ -18,7 +18,9 @@
  * then refreshed: each block must be the new array's, the halos clipped at
  * the array's edges.  Gathers with DRI_OVERLAP take each element from its
  * owner (the halos hold garbage).  DRI_ASYNC with 2 and 3 buffers,
- * scatters and gathers, and the packed gather it refuses.  And every
+ * scatters and gathers, and the packed gather it refuses; the wait for a
+ * queue that is done (no SYNC with the rank's status page, one without,
+ * whose mmap this program can make fail).  And every
  * failure path of the create calls and DRI_do: the negative errno, the
  * message, the result left alone and no allocation left behind (this
  * program counts the blocks malloc hands out).
@@ -94,8 +96,10 @@ static long blocks_live(void)
  * While @fail_sync is set, DPUSIM_IOCTL_SYNC fails with it (the library's
  * wait for the queue); every other ioctl goes to the kernel.  The kernel's
  * SYNC fails only on a timeout or a signal, which a test cannot time.
+ * @syncs counts the SYNCs the library makes.
  */
 static int fail_sync;
+static long syncs;
 
 int ioctl(int fd, unsigned long req, ...)
 {
@@ -105,11 +109,30 @@ int ioctl(int fd, unsigned long req, ...)
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	if (fail_sync && req == DPUSIM_IOCTL_SYNC) {
-		errno = fail_sync;
-		return -1;
+	if (req == DPUSIM_IOCTL_SYNC) {
+		__atomic_add_fetch(&syncs, 1, __ATOMIC_RELAXED);
+		if (fail_sync) {
+			errno = fail_sync;
+			return -1;
+		}
 	}
 	return (int)syscall(SYS_ioctl, fd, req, arg);
+}
+
+/*
+ * While @no_status_page is set, the mmap() of a rank's status page
+ * (DPUSIM_MMAP_STATUS) fails with ENOMEM: a set allocated then waits for
+ * its queue with DPUSIM_IOCTL_SYNC every time, even when it is done.
+ */
+static int no_status_page;
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	if (no_status_page && (uint64_t)off == DPUSIM_MMAP_STATUS) {
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 }
 
 /*
@@ -1534,9 +1557,52 @@ TEST(async_scatter_packed_in_windows)
 }
 
 /*
+ * dpu_sync of a queue that is done makes no system call when the status
+ * page says so, and one SYNC per rank without the page; the data is there
+ * either way.
+ */
+TEST(sync_of_a_done_queue)
+{
+	const struct rcase c = transposed_64;
+	uint64_t total = total_bytes(&c);
+	uint8_t *host = malloc(total);
+	void *bufs[1] = { host };
+	struct dpu_set_t set;
+	DRI_Transfer x;
+	uint32_t ranks;
+	struct dobj o;
+	int page;
+
+	ASSERT_NE(NULL, host);
+	fill_seed(host, total, 5);
+	for (page = 1; page >= 0; page--) {
+		no_status_page = !page;
+		ASSERT_EQ(DPU_OK, dpu_alloc(nr_dpus(&c), PROFILE, &set));
+		no_status_page = 0;
+		dobj_make(_metadata, set, &c, &o);
+		ASSERT_EQ(0, DRI_xfer_create("in", o.dist, o.lay, DPU_MRAM_HEAP_POINTER_NAME, 0,
+					     1, bufs, DRI_TO_DPUS | DRI_ASYNC, &x));
+		ASSERT_EQ(0, DRI_do("in", x));
+		ASSERT_EQ(DPU_OK, dpu_sync(set));	/* may wait */
+		syncs = 0;
+		ASSERT_EQ(DPU_OK, dpu_sync(set));	/* done: the page says so */
+		ASSERT_EQ(DPU_OK, dpu_get_nr_ranks(set, &ranks));
+		EXPECT_EQ(page ? 0 : (long)ranks, syncs) TH_LOG("with%s the status page",
+								page ? "" : "out");
+		check_mram(_metadata, set, o.dist, &c, 0, host, host, "after the sync");
+		DRI_xfer_destroy(x);
+		dobj_free(&o);
+		dpu_free(set);
+	}
+	free(host);
+}
+
+/*
  * An asynchronous packed scatter that must wait for a packing buffer and
  * whose wait fails: DRI_do says so (EIO, with a message), leaves nothing
- * allocated, and the transfer works again once the queue answers.
+ * allocated, and the transfer works again once the queue answers.  The
+ * set has no status page, so that the wait is a SYNC even if the queue
+ * is done by then.
  */
 TEST(async_scatter_packed_wait_fails)
 {
@@ -1551,7 +1617,9 @@ TEST(async_scatter_packed_wait_fails)
 	ASSERT_NE(NULL, host);
 	fill_seed(host, total, 7);
 	ASSERT_EQ(0, setenv("DPUSIM_DRI_WINDOW", "256", 1));	/* 8 windows, 4 buffers */
+	no_status_page = 1;
 	ASSERT_EQ(DPU_OK, dpu_alloc(nr_dpus(&c), PROFILE, &set));
+	no_status_page = 0;
 	dobj_make(_metadata, set, &c, &o);
 	ASSERT_EQ(0, DRI_xfer_create("in", o.dist, o.lay, DPU_MRAM_HEAP_POINTER_NAME, 0, 1, bufs,
 				     DRI_TO_DPUS | DRI_ASYNC, &x));
