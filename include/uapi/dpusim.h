@@ -256,7 +256,8 @@ struct dpusim_xfer {
  * Waits until every DPUSIM_XFER_ASYNC transfer queued on the open file has
  * finished.  A queued transfer cannot fail (every error comes back when it
  * is submitted), so it returns 0 once they have; the rank's status page
- * (DPUSIM_MMAP_STATUS) says so without a system call.  Errors: EINVAL (unknown flag, non-zero @__reserved, @timeout_ms over the
+ * (DPUSIM_MMAP_STATUS) says so without a system call.  Errors: EINVAL
+ * (unknown flag, non-zero @__reserved, @timeout_ms over the
  * maximum, @size below 16), E2BIG (non-zero bytes past the struct), EFAULT
  * (bad struct pointer), ETIMEDOUT (the transfers did not finish in time;
  * they are still queued), EINTR/ERESTARTSYS (a signal; call again).
