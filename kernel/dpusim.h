@@ -171,6 +171,10 @@ struct dpusim_async_usage {
  * @async_idle: woken when @async_pending drops to 0
  * @async_usage: what the queued jobs hold
  * @pinned_pages: user pages the rank's transfers hold pinned right now
+ * @split_c: the copy order's cursors for a synchronous copy on two CPUs
+ *           (DPUSIM_XFER_CHUNKS copies of one per DPU), under @xfer_lock:
+ *           allocated with the rank, so that such a copy allocates none
+ * @split_act: its act arrays, likewise
  * @nr_running: DPUs RUNNING; under @xfer_lock (READ_ONCE for poll)
  * @nr_unheld: DPUs RUNNING that no worker holds; under @xfer_lock
  * @run_idle: poll() of the rank file: woken when @nr_running drops to 0
@@ -206,6 +210,8 @@ struct dpusim_rank {
 	wait_queue_head_t async_idle;
 	struct dpusim_async_usage async_usage;
 	atomic_long_t pinned_pages;
+	struct dpusim_cursor *split_c;
+	u32 *split_act;
 	u32 nr_running;
 	u32 nr_unheld;
 	wait_queue_head_t run_idle;

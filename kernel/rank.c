@@ -58,6 +58,17 @@ int dpusim_geometry_check(const struct dpusim_geometry *geo)
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_geometry_check);
 
+/* The arrays dpusim_rank_init() allocates (NULL: never allocated) */
+static void dpusim_rank_free_arrays(struct dpusim_rank *rank)
+{
+	kvfree(rank->split_act);
+	rank->split_act = NULL;
+	kvfree(rank->split_c);
+	rank->split_c = NULL;
+	kvfree(rank->dpus);
+	rank->dpus = NULL;
+}
+
 /**
  * dpusim_rank_init - set up a rank's state, without any device
  * @rank: zeroed rank
@@ -75,11 +86,13 @@ int dpusim_rank_init(struct dpusim_rank *rank, u32 index,
 
 	rank->index = index;
 	rank->dpus = kvcalloc(geo->nr_dpus, sizeof(*rank->dpus), GFP_KERNEL);
-	if (!rank->dpus)
-		return -ENOMEM;
-	if (dpusim_async_init(rank)) {
-		kvfree(rank->dpus);
-		rank->dpus = NULL;
+	rank->split_c = kvcalloc(array_size(DPUSIM_XFER_CHUNKS, geo->nr_dpus),
+				 sizeof(*rank->split_c), GFP_KERNEL);
+	rank->split_act = kvcalloc(array_size(DPUSIM_XFER_CHUNKS, geo->nr_dpus),
+				   sizeof(*rank->split_act), GFP_KERNEL);
+	if (!rank->dpus || !rank->split_c || !rank->split_act ||
+	    dpusim_async_init(rank)) {
+		dpusim_rank_free_arrays(rank);
 		return -ENOMEM;
 	}
 	rank->nr_dpus = geo->nr_dpus;
@@ -129,8 +142,7 @@ void dpusim_rank_fini(struct dpusim_rank *rank)
 {
 	dpusim_async_fini(rank);
 	dpusim_rank_free_memory(rank);
-	kvfree(rank->dpus);
-	rank->dpus = NULL;
+	dpusim_rank_free_arrays(rank);
 	put_pid(rank->owner);
 	rank->owner = NULL;
 	mutex_destroy(&rank->worker_lock);

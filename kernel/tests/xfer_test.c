@@ -468,6 +468,79 @@ static void xfer_interleaved_small_blocks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(got, t->kbuf, 64 * 48), 0);
 }
 
+/*
+ * A synchronous transfer large enough to be copied on two CPUs (768 KiB
+ * in blocks of 64 KiB to four DPUs), there and back, twice: the bytes
+ * right each time, the copy order in the rank's own arrays (nothing
+ * allocated for it), nothing left pinned.
+ */
+#define SPLIT_BLK	SZ_64K
+#define SPLIT_BLKS	3			/* per DPU */
+#define SPLIT_LEN	(4 * SPLIT_BLKS * SPLIT_BLK)
+
+static void xfer_two_cpu_copy_round_trip(struct kunit *test)
+{
+	static const struct dpusim_geometry geo = {
+		.nr_ranks = 1, .nr_dpus = 4, .mram_size = SZ_256K, .wram_size = SZ_4K,
+	};
+	struct {
+		struct dpusim_budget budget;
+		struct dpusim_rank rank;
+		struct dpusim_xfer_dpu dpus[4];
+		struct dpusim_block to[4 * SPLIT_BLKS], from[4 * SPLIT_BLKS];
+	} *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .length = SPLIT_BLKS * SPLIT_BLK, .nr_dpus = 4,
+		.nr_blocks = 4 * SPLIT_BLKS,
+	};
+	unsigned long base = atomic64_read(&current->mm->pinned_vm);
+	u8 *want, *got;
+	u8 __user *u;
+	int round, i;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU: no copy on two");
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	want = kunit_kmalloc(test, SPLIT_LEN, GFP_KERNEL);
+	got = kunit_kmalloc(test, SPLIT_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	u = (u8 __user *)kunit_vm_mmap(test, NULL, 0, 2 * SPLIT_LEN, PROT_READ | PROT_WRITE,
+				       MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE(test, (unsigned long)u, 0UL);
+	s->budget.limit = SZ_4M;
+	KUNIT_ASSERT_EQ(test, dpusim_rank_init(&s->rank, 0, &geo, &s->budget), 0);
+	for (i = 0; i < 4; i++)
+		s->dpus[i] = (struct dpusim_xfer_dpu){ .dpu = i, .nr_blocks = SPLIT_BLKS };
+	/* DPU d's block k: the (k * 4 + d)-th 64 KiB, as an interleaved gather */
+	for (i = 0; i < 4 * SPLIT_BLKS; i++) {
+		size_t off = (size_t)((i % SPLIT_BLKS) * 4 + i / SPLIT_BLKS) * SPLIT_BLK;
+
+		s->to[i] = (struct dpusim_block){ (u64)(uintptr_t)(u + off), SPLIT_BLK };
+		s->from[i] = (struct dpusim_block){ (u64)(uintptr_t)(u + SPLIT_LEN + off),
+						    SPLIT_BLK };
+	}
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < SPLIT_LEN; i++)
+			want[i] = (i * 7 + round * 31 + i / 4096) & 0xff;
+		KUNIT_ASSERT_EQ(test, copy_to_user(u, want, SPLIT_LEN), 0);
+		KUNIT_ASSERT_EQ(test, clear_user(u + SPLIT_LEN, SPLIT_LEN), 0);
+		x.flags = 0;
+		KUNIT_EXPECT_EQ(test, dpusim_xfer_run(&s->rank, &x, s->dpus, s->to), 0);
+		x.flags = DPUSIM_XFER_FROM_DPU;
+		KUNIT_EXPECT_EQ(test, dpusim_xfer_run(&s->rank, &x, s->dpus, s->from), 0);
+		KUNIT_ASSERT_EQ(test, copy_from_user(got, u + SPLIT_LEN, SPLIT_LEN), 0);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(got, want, SPLIT_LEN), 0, "round %d", round);
+		/* the chunks' cursors were the rank's: the first one names DPU 0's MRAM */
+		KUNIT_EXPECT_PTR_EQ(test, s->rank.split_c[0].mem,
+				    &s->rank.dpus[0].mem[DPUSIM_MRAM]);
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rank.pinned_pages), 0);
+		KUNIT_EXPECT_EQ(test, atomic64_read(&current->mm->pinned_vm), base);
+	}
+	dpusim_rank_fini(&s->rank);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->budget.pages), 0);
+}
+
 static struct kunit_case xfer_test_cases[] = {
 	KUNIT_CASE(xfer_interleaved_small_blocks),
 	KUNIT_CASE(xfer_gather_scatter_round_trip),
@@ -480,6 +553,7 @@ static struct kunit_case xfer_test_cases[] = {
 	KUNIT_CASE(xfer_bad_address_changes_nothing),
 	KUNIT_CASE(xfer_budget_enospc),
 	KUNIT_CASE(xfer_wram),
+	KUNIT_CASE(xfer_two_cpu_copy_round_trip),
 	{}
 };
 
