@@ -1021,8 +1021,8 @@ void dpusim_xfer_unpin(struct dpusim_xfer_pin *p, bool dirty)
 		kvfree(p->pages);
 	p->pages = NULL;
 	p->borrowed = false;
-	/* the rank's arrays, or its own (@o.c NULL: perhaps @p->rank too) */
-	if (p->o.c != &p->c1 && (!p->o.c || p->o.c != p->rank->split_c)) {
+	/* its own arrays: one order, not inline (two CPUs: the rank's) */
+	if (p->nr_orders == 1 && p->o.c != &p->c1) {
 		kvfree(p->o.act);
 		kvfree(p->o.c);
 	}
