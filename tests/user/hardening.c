@@ -12,6 +12,7 @@
  *  5. owner_pid follows the process using the fd and the reader's pid
  *     namespace; mram_resident_bytes counts MRAM only.
  */
+#include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -190,20 +191,52 @@ static int queue_pad_job(int fd, size_t mib)
 	return xfer(fd, &x);
 }
 
+/*
+ * Submitters of pad jobs until one sees EAGAIN.  The rank's worker holds
+ * xfer_lock while it pads, and a submit takes it too: with the worker on
+ * another CPU, a lone submitter gets the lock about once per job the
+ * worker runs and the queue never grows.  Several submitters wait in
+ * the mutex's queue ahead of the worker (it hands the lock over in
+ * order), so jobs are queued faster than the worker runs them.
+ */
+#define QUEUE_THREADS 6
+
+struct queue_fill {
+	int fd;
+	_Atomic int queued, eagain, other;	/* other: an errno, not EAGAIN */
+};
+
+static void *queue_fill_thread(void *arg)
+{
+	struct queue_fill *q = arg;
+	int i;
+
+	for (i = 0; i < 4 * (int)DPUSIM_ASYNC_MAX_JOBS && !q->eagain && !q->other; i++) {
+		if (queue_pad_job(q->fd, 16) == 0)
+			q->queued++;
+		else if (errno == EAGAIN)
+			q->eagain = 1;
+		else
+			q->other = errno;
+	}
+	return NULL;
+}
+
 /* 2: the queue of an open file is bounded: EAGAIN, then room after SYNC. */
 TEST_F(rank, async_queue_full_is_eagain)
 {
-	int i, queued = 0, eagain = 0;
+	struct queue_fill q = { .fd = self->fd };
+	pthread_t t[QUEUE_THREADS];
+	int i, queued, eagain;
 
 	ASSERT_EQ(0, make_resident(self->fd, 16));
-	for (i = 0; i < 4 * (int)DPUSIM_ASYNC_MAX_JOBS && !eagain; i++) {
-		if (queue_pad_job(self->fd, 16) == 0)
-			queued++;
-		else if (errno == EAGAIN)
-			eagain = 1;
-		else
-			ASSERT_EQ(0, errno);
-	}
+	for (i = 0; i < QUEUE_THREADS; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, queue_fill_thread, &q));
+	for (i = 0; i < QUEUE_THREADS; i++)
+		pthread_join(t[i], NULL);
+	ASSERT_EQ(0, q.other);
+	queued = q.queued;
+	eagain = q.eagain;
 	EXPECT_TRUE(eagain) TH_LOG("%d jobs queued without EAGAIN", queued);
 	EXPECT_LE(DPUSIM_ASYNC_MAX_JOBS, queued);
 	EXPECT_EQ(0, sync_fd(self->fd));
