@@ -74,8 +74,8 @@ static double dpu_pass(int move, int preload, int compute)
 {
 	struct {
 		uint32_t move, preload, compute, rounds;
-		uint32_t tokens, token;
-	} args = { move, preload, compute, rounds, tokens, token };
+		uint32_t tokens, token, time_moves;
+	} args = { move, preload, compute, rounds, tokens, token, (uint32_t)debug };
 	uint64_t cycles = 0, mc = 0;
 	int32_t bad = 0;
 
