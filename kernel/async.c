@@ -7,7 +7,7 @@
  * under the rank's xfer_lock, and queues a job on the rank's list: every
  * error comes back at submit, with nothing changed.  One work item per
  * rank (on an ordered workqueue) runs the jobs in submission order and
- * lingers a little for the next one (DPUSIM_ASYNC_POLL_NS).  The
+ * lingers a little for the next one (DPUSIM_ASYNC_LINGER_NS).  The
  * open file's queue is bounded (DPUSIM_ASYNC_MAX_*, EAGAIN over a limit):
  * jobs, blocks, bytes (moved and padded) and pinned pages.  The job keeps
  * its own copy of the DPU and block lists (charged to the memory cgroup),
@@ -56,12 +56,16 @@ struct dpusim_async_job {
  * and a DPUSIM_IOCTL_SYNC polls before it sleeps.  Under emulation a
  * thread woken on the other CPU started 40 to 110 us after it was woken
  * (the dpusim_async_done tracepoint's wait_ns, 256 KiB stream moves, the
- * median 66 us): a consumer that submits the next move as soon as the
- * last one is done finds the worker still here, as a DMA engine waits for
- * its next descriptor; and a SYNC that finds the copy a few microseconds
- * from its end does not pay a wake-up.  Both poll only while nothing else
- * waits for their CPU, as KVM's halt polling does.
+ * median 66 us), and on a busy host a tenth of the wake-ups took 0.5 ms:
+ * a consumer that submits the next move within a millisecond of the last
+ * one's end finds the worker still here, as a DMA engine waits for its
+ * next descriptor (a stream consumer's work per 256 KiB token takes 0.3
+ * to 0.4 ms there; with a 200 us linger the worker was often asleep by
+ * then).  A SYNC that finds the copy a few microseconds from its end does
+ * not pay a wake-up.  Both poll only while nothing else waits for their
+ * CPU, as KVM's halt polling does.
  */
+#define DPUSIM_ASYNC_LINGER_NS	(1000 * NSEC_PER_USEC)
 #define DPUSIM_ASYNC_POLL_NS	(200 * NSEC_PER_USEC)
 
 /* Numbers the jobs of every rank, for the tracepoints */
@@ -221,7 +225,7 @@ static void dpusim_async_work(struct work_struct *work)
 		job = dpusim_async_next(rank, false);
 		if (!job) {
 			dpusim_poll(!list_empty_careful(&rank->async_jobs),
-				    DPUSIM_ASYNC_POLL_NS, false);
+				    DPUSIM_ASYNC_LINGER_NS, false);
 			job = dpusim_async_next(rank, true);
 			if (!job)
 				return;
