@@ -59,7 +59,7 @@ struct dpusim_async_job {
  * median 66 us), and on a busy host a tenth of the wake-ups took 0.5 ms:
  * a consumer that submits the next move within a millisecond of the last
  * one's end finds the worker still here, as a DMA engine waits for its
- * next descriptor (a stream consumer's work per 256 KiB token takes 0.3
+ * next descriptor (a stream consumer's work per 256 KiB token takes 0.25
  * to 0.4 ms there; with a 200 us linger the worker was often asleep by
  * then).  A SYNC that finds the copy a few microseconds from its end does
  * not pay a wake-up.  Both poll only while nothing else waits for their
