@@ -150,7 +150,7 @@ $(BUILD)/examples/%: tools/examples/%.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_A) $(LIB_LDLIBS)
 
-$(BUILD)/bench/%: tools/bench/%.c tools/bench/bench.h tools/bench/capacity.h $(LIB_A)
+$(BUILD)/bench/%: tools/bench/%.c tools/bench/bench.h tools/bench/capacity.h tools/bench/handoff.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_A) $(LIB_LDLIBS)
 

@@ -19,11 +19,14 @@
  * about --ratio times the transfer of a token (compute-bound).  Medians
  * of --reps repetitions.  Each repetition also samples what the guest's
  * second CPU adds (capacity.h), and the figure is printed beside the
- * most an overlap could hide with it.  STREAM_BENCH_DEBUG=1 prints each
- * pass's time and the part of it spent in move_down.
+ * most an overlap could hide with it; and two plain threads doing the
+ * same copies and work without dpusim (handoff.h) show what this
+ * machine gives such an overlap.  STREAM_BENCH_DEBUG=1 prints each
+ * pass's time and the part of it spent in move_down.  --plain only takes
+ * the plain threads' samples (no device needed: it runs on the host too).
  *
  * usage: stream_bench [--core host|dpu] [--tokens N] [--token BYTES]
- *                     [--reps N] [--ratio R] [--json FILE]
+ *                     [--reps N] [--ratio R] [--json FILE] [--plain]
  */
 #include <dpu.h>
 #include <ebsp.h>
@@ -35,6 +38,7 @@
 #include <time.h>
 
 #include "capacity.h"
+#include "handoff.h"
 
 static unsigned int tokens = 64, reps = 7;
 static unsigned int token = 256 * 1024;
@@ -60,6 +64,23 @@ static uint64_t work(const void *buf, unsigned int n)
 }
 
 static volatile uint64_t sink;
+
+/* The plain threads' medians, printed beside the figure */
+static void print_plain(struct bench_handoff *h, double *hidden)
+{
+	double copy, serial, overlap;
+	unsigned int n = bench_handoff_value(h, &copy, &serial, &overlap, hidden);
+
+	if (!n) {
+		printf("  two plain threads: not sampled (one CPU)\n");
+		*hidden = 0;
+		return;
+	}
+	printf("  two plain threads doing the same, no dpusim (handoff.h: one copies token k + 1 while\n"
+	       "  the other works on token k), median of %u: copy %.0f us, copy then work %.0f us,\n"
+	       "  overlapped %.0f us: they hide %.0f %% (this machine's reference, not a bound)\n",
+	       n, copy, serial, overlap, 100 * *hidden);
+}
 
 /* Under STREAM_BENCH_DEBUG: a pass's time and the part of it in move_down */
 static void debug_pass(int move, int preload, int compute, double us, double in_move)
@@ -138,8 +159,10 @@ int main(int argc, char **argv)
 	const char *json = NULL;
 	struct dpu_set_t set;
 	double *tx, *tc, *tp, *tl, x, c, p, l, hidden, best, capacity, ceiling;
-	double cal_x[CAL_PASSES], cal_c[CAL_PASSES];
+	double cal_x[CAL_PASSES], cal_c[CAL_PASSES], plain;
+	struct bench_handoff ho;
 	struct bench_cap cap;
+	int plain_only = 0;
 	uint8_t *data;
 	size_t total;
 	unsigned int i;
@@ -158,8 +181,10 @@ int main(int argc, char **argv)
 			dpu_core = !strcmp(argv[++a], "dpu");
 		else if (!strcmp(argv[a], "--json") && a + 1 < argc)
 			json = argv[++a];
+		else if (!strcmp(argv[a], "--plain"))
+			plain_only = 1;
 		else {
-			fprintf(stderr, "usage: stream_bench [--core host|dpu] [--tokens N] [--token BYTES] [--reps N] [--ratio R] [--json FILE]\n");
+			fprintf(stderr, "usage: stream_bench [--core host|dpu] [--tokens N] [--token BYTES] [--reps N] [--ratio R] [--json FILE] [--plain]\n");
 			return 2;
 		}
 	}
@@ -176,6 +201,23 @@ int main(int argc, char **argv)
 		return 1;
 	for (i = 0; i < total; i++)
 		data[i] = (uint8_t)(i * 31 + 7);
+	if (plain_only) {
+		/* the work as long as about ratio x a token's copy, no device */
+		if (bench_handoff_init(&ho, tokens, token, work))
+			return 1;
+		bench_handoff_sample(&ho);
+		rounds = (unsigned int)(ratio * bench_median(ho.copy, 1) /
+					(bench_median(ho.serial, 1) - bench_median(ho.copy, 1)) + 0.5);
+		if (!rounds)
+			rounds = 1;
+		ho.n = 0;
+		for (i = 0; i < reps; i++)
+			bench_handoff_sample(&ho);
+		printf("stream %u tokens x %u B, work %u passes, no device:\n", tokens, token, rounds);
+		print_plain(&ho, &plain);
+		bench_handoff_free(&ho);
+		return 0;
+	}
 	if (dpu_alloc_ranks(1, NULL, &set) != DPU_OK || ebsp_set_target(set) != DPU_OK)
 		return 1;
 	ebsp_set_core(0);
@@ -206,10 +248,11 @@ int main(int argc, char **argv)
 	if (!rounds)
 		rounds = 1;
 
-	if (bench_cap_init(&cap))
+	if (bench_cap_init(&cap) || bench_handoff_init(&ho, tokens, token, work))
 		return 1;
 	for (i = 0; i < reps; i++) {
 		bench_cap_sample(&cap);
+		bench_handoff_sample(&ho);
 		tx[i] = pass(1, 0, 0, NULL);
 		tc[i] = pass(0, 0, 1, data);
 		tl[i] = pass(1, 0, 1, NULL);
@@ -235,13 +278,15 @@ int main(int argc, char **argv)
 	ceiling = capacity < 2 ? 2 - 2 / capacity : 1;
 	printf("  this guest's second CPU: capacity %.2f (capacity.h: 2.00 = two whole CPUs), so an overlap could hide at most %.0f %%\n",
 	       capacity, 100 * ceiling);
+	print_plain(&ho, &plain);
+	bench_handoff_free(&ho);
 	if (json) {
 		FILE *f = fopen(json, "w");
 
 		if (f) {
-			fprintf(f, "{\"core\": \"%s\", \"tokens\": %u, \"token_bytes\": %u, \"work_rounds\": %u, \"xfer_us\": %.1f, \"work_us\": %.1f, \"plain_us\": %.1f, \"preload_us\": %.1f, \"hidden\": %.3f, \"hidden_fastest\": %.3f, \"capacity\": %.3f, \"hidden_ceiling\": %.3f, \"reps\": %u}\n",
+			fprintf(f, "{\"core\": \"%s\", \"tokens\": %u, \"token_bytes\": %u, \"work_rounds\": %u, \"xfer_us\": %.1f, \"work_us\": %.1f, \"plain_us\": %.1f, \"preload_us\": %.1f, \"hidden\": %.3f, \"hidden_fastest\": %.3f, \"capacity\": %.3f, \"hidden_ceiling\": %.3f, \"plain_threads_hidden\": %.3f, \"reps\": %u}\n",
 				dpu_core ? "dpu" : "host", tokens, token, rounds, x, c, l, p,
-				hidden, best, capacity, ceiling, reps);
+				hidden, best, capacity, ceiling, plain, reps);
 			fclose(f);
 		}
 	}
