@@ -206,6 +206,11 @@ int main(int argc, char **argv)
 		if (bench_handoff_init(&ho, tokens, token, work))
 			return 1;
 		bench_handoff_sample(&ho);
+		if (!ho.n) {
+			printf("stream_bench --plain: one CPU, or no thread: nothing to sample\n");
+			bench_handoff_free(&ho);
+			return 0;
+		}
 		rounds = (unsigned int)(ratio * bench_median(ho.copy, 1) /
 					(bench_median(ho.serial, 1) - bench_median(ho.copy, 1)) + 0.5);
 		if (!rounds)
