@@ -92,6 +92,7 @@ int dpusim_async_init(struct dpusim_rank *rank)
 	spin_lock_init(&rank->async_lock);
 	INIT_LIST_HEAD(&rank->async_jobs);
 	rank->async_running = false;
+	rank->async_share = NULL;
 	init_waitqueue_head(&rank->async_idle);
 	rank->async_wq = alloc_ordered_workqueue("dpusim_rank%u", 0,
 						 rank->index);
@@ -159,6 +160,57 @@ static void dpusim_async_job_free(struct dpusim_async_job *job, bool dirty)
 	kfree(job);
 }
 
+/*
+ * The job's copy, its first piece shared with DPUSIM_IOCTL_SYNC
+ * (dpusim_async_help()): published in @async_share while the worker
+ * takes its chunks; then unpublished, and the worker waits for the
+ * helpers still copying a chunk before it goes on (the share lives on
+ * its stack, the pages stay pinned and the memory, under xfer_lock,
+ * loses none meanwhile).
+ */
+static void dpusim_async_copy(struct dpusim_rank *rank,
+			      struct dpusim_xfer_pin *p)
+{
+	struct dpusim_xfer_share sh;
+	bool shared = dpusim_xfer_share_begin(rank, p, &sh);
+
+	if (shared) {
+		spin_lock(&rank->async_lock);
+		rank->async_share = &sh;
+		spin_unlock(&rank->async_lock);
+	}
+	dpusim_xfer_share_copy(&sh);
+	if (shared) {
+		spin_lock(&rank->async_lock);
+		rank->async_share = NULL;
+		spin_unlock(&rank->async_lock);
+		wait_var_event(&sh.helpers, !atomic_read(&sh.helpers));
+	}
+	dpusim_xfer_share_end(rank, p, &sh);
+}
+
+/*
+ * A SYNC caller copies chunks of the job being copied, beside the
+ * worker, until none is left.  The decrement is fully ordered: the
+ * chunk's bytes before it, and it before the wake-up's look at the
+ * wait queue (which only hashes the address: the share may be gone).
+ */
+static void dpusim_async_help(struct dpusim_rank *rank)
+{
+	struct dpusim_xfer_share *sh;
+
+	spin_lock(&rank->async_lock);
+	sh = rank->async_share;
+	if (sh)
+		atomic_inc(&sh->helpers);
+	spin_unlock(&rank->async_lock);
+	if (!sh)
+		return;
+	dpusim_xfer_share_copy(sh);
+	if (atomic_dec_and_test(&sh->helpers))
+		wake_up_var(&sh->helpers);
+}
+
 /* Run one job: copy, then let go of everything it holds. */
 static void dpusim_async_run(struct dpusim_async_job *job)
 {
@@ -169,7 +221,7 @@ static void dpusim_async_run(struct dpusim_async_job *job)
 	mutex_lock(&rank->xfer_lock);
 	if (trace_dpusim_async_done_enabled() || trace_dpusim_xfer_enabled())
 		t0 = ktime_get_ns();
-	dpusim_xfer_copy(rank, &job->p);
+	dpusim_async_copy(rank, &job->p);
 	mutex_unlock(&rank->xfer_lock);
 	if (t0) {
 		t1 = ktime_get_ns();
@@ -384,6 +436,7 @@ int dpusim_async_wait_idle(struct dpusim_rank *rank, u32 timeout_ms)
 {
 	long left;
 
+	dpusim_async_help(rank);
 	if (dpusim_poll(dpusim_async_idle(rank), DPUSIM_ASYNC_POLL_NS, false))
 		return 0;
 	if (!timeout_ms)

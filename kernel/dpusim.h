@@ -139,6 +139,8 @@ struct dpusim_async_usage {
 	atomic_long_t pages;
 };
 
+struct dpusim_xfer_share;
+
 /**
  * struct dpusim_rank - one simulated rank, /dev/dpusim/rank<index>
  * @dev: the device; its release frees the rank
@@ -161,9 +163,11 @@ struct dpusim_async_usage {
  * @stats: transfer counters
  * @async_wq: workqueue of @async_work
  * @async_work: runs the queued DPUSIM_XFER_ASYNC jobs, in order
- * @async_lock: protects @async_jobs and @async_running
+ * @async_lock: protects @async_jobs, @async_running and @async_share
  * @async_jobs: jobs queued and not started, in submission order
  * @async_running: @async_work is queued or runs (a new job needs no kick)
+ * @async_share: the chunks of the job being copied that a
+ *               DPUSIM_IOCTL_SYNC may copy too (async.c), or NULL
  * @async_pending: jobs queued and not finished
  * @status: the page at DPUSIM_MMAP_STATUS, written through this (lowmem)
  *          address: @async_queued under @async_lock, @async_done by
@@ -202,9 +206,10 @@ struct dpusim_rank {
 	struct dpusim_xfer_stats stats;
 	struct workqueue_struct *async_wq;
 	struct work_struct async_work;
-	spinlock_t async_lock;	/* protects async_jobs, async_running */
+	spinlock_t async_lock;	/* async_jobs, async_running, async_share */
 	struct list_head async_jobs;
 	bool async_running;
+	struct dpusim_xfer_share *async_share;
 	atomic_t async_pending;
 	struct dpusim_rank_status *status;
 	wait_queue_head_t async_idle;
@@ -408,6 +413,33 @@ struct dpusim_cursor {
 /* The chunks of a copy on two CPUs (xfer.c) */
 #define DPUSIM_XFER_CHUNKS	8
 
+/**
+ * struct dpusim_xfer_share - the first piece of a copy, in chunks that
+ * other CPUs may take while the copier takes them too (xfer.c)
+ * @cur: the piece's DPU side at its start (each chunk copies it)
+ * @orig: the order's cursor of that piece, moved past it at the end
+ * @pages: the user page holding the piece's first byte, then the next
+ * @addr: the piece's user address
+ * @len: its bytes; 0: no piece
+ * @last: dpusim_piece_pages()'s state after the piece, for the rest
+ * @nr: likewise
+ * @to_mem: the direction
+ * @next: the next chunk to take
+ * @helpers: the CPUs other than the copier's copying chunks right now
+ */
+struct dpusim_xfer_share {
+	struct dpusim_cursor cur;
+	struct dpusim_cursor *orig;
+	struct page **pages;
+	u64 addr;
+	u64 len;
+	u64 last;
+	unsigned long nr;
+	bool to_mem;
+	atomic_t next;
+	atomic_t helpers;
+};
+
 struct dpusim_order {
 	struct dpusim_cursor *c;	/* one per DPU of the call */
 	u32 *act;		/* cursors with pieces left, in DPU order */
@@ -476,6 +508,12 @@ int dpusim_pin_longterm(u64 addr, unsigned long n, unsigned int gup,
 int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
 int dpusim_xfer_populate(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
 void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
+bool dpusim_xfer_share_begin(struct dpusim_rank *rank, struct dpusim_xfer_pin *p,
+			     struct dpusim_xfer_share *sh);
+bool dpusim_xfer_share_copy_one(struct dpusim_xfer_share *sh);
+void dpusim_xfer_share_copy(struct dpusim_xfer_share *sh);
+void dpusim_xfer_share_end(struct dpusim_rank *rank, struct dpusim_xfer_pin *p,
+			   struct dpusim_xfer_share *sh);
 void dpusim_xfer_unpin(struct dpusim_xfer_pin *p, bool dirty);
 int dpusim_xfer_check(const struct dpusim_rank *rank,
 		      const struct dpusim_xfer *x,

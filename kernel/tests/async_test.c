@@ -3,8 +3,8 @@
  * KUnit suite for asynchronous transfers (DPUSIM_XFER_ASYNC): round trip
  * after a sync, submit errors that change nothing, RLIMIT_MEMLOCK
  * accounting (once per distinct page), the queue's limits, a close that
- * does not wait, a rank torn down with a job still queued, and the
- * status page's counters.
+ * does not wait, a rank torn down with a job still queued, the status
+ * page's counters, and SYNCs that take chunks of the job being copied.
  *
  * A blocker (xfer_fixture.h) queued first on the rank's ordered
  * workqueue holds the jobs behind it, so a test can see them pending.
@@ -311,6 +311,49 @@ static void async_release_does_not_wait(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, test_bit(DPUSIM_RANK_OWNED, &t->rank.flags));
 }
 
+/*
+ * Large one-block jobs, each waited for at once: the SYNC finds the job
+ * being copied and takes chunks of it beside the worker (async.c).  The
+ * bytes are right in both directions, round after round, nothing stays
+ * shared or pinned.  (Whether a SYNC came in time to help is the
+ * scheduler's; the chunk split itself is xfer_shared_piece_round_trip's.)
+ */
+#define HELP_LEN	(SZ_128K - 40)
+#define HELP_ROUNDS	12
+
+static void async_sync_helps_copy(struct kunit *test)
+{
+	const struct dpusim_xfer_dpu dpu = { .dpu = 0, .nr_blocks = 1 };
+	struct xfer_big *b = xfer_big_init(test, 1, HELP_LEN, 2 * SZ_128K);
+	struct dpusim_xfer x = {
+		.size = sizeof(x), .offset = 16, .length = HELP_LEN, .nr_dpus = 1,
+		.nr_blocks = 1,
+	};
+	struct dpusim_block blk;
+	int round, i;
+
+	for (round = 0; round < HELP_ROUNDS; round++) {
+		for (i = 0; i < HELP_LEN; i++)
+			b->want[i] = (i * 11 + round * 29 + i / 4096) & 0xff;
+		KUNIT_ASSERT_EQ(test, copy_to_user(b->u + 24, b->want, HELP_LEN), 0);
+		KUNIT_ASSERT_EQ(test, clear_user(b->u + SZ_128K, SZ_128K), 0);
+		blk = (struct dpusim_block){ (u64)(uintptr_t)(b->u + 24), HELP_LEN };
+		x.flags = DPUSIM_XFER_ASYNC;
+		KUNIT_ASSERT_EQ(test, dpusim_xfer_run(&b->rank, &x, &dpu, &blk), 0);
+		KUNIT_ASSERT_EQ(test, dpusim_async_sync(&b->rank, 0), 0);
+		blk.addr = (u64)(uintptr_t)(b->u + SZ_128K + 8);
+		x.flags = DPUSIM_XFER_ASYNC | DPUSIM_XFER_FROM_DPU;
+		KUNIT_ASSERT_EQ(test, dpusim_xfer_run(&b->rank, &x, &dpu, &blk), 0);
+		KUNIT_ASSERT_EQ(test, dpusim_async_sync(&b->rank, 0), 0);
+		KUNIT_ASSERT_EQ(test, copy_from_user(b->got, b->u + SZ_128K + 8, HELP_LEN), 0);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(b->got, b->want, HELP_LEN), 0, "round %d", round);
+	}
+	KUNIT_EXPECT_NULL(test, b->rank.async_share);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->rank.async_pending), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&b->rank.stats.ioctls), 2 * HELP_ROUNDS);
+	xfer_big_fini(test, b);
+}
+
 static struct kunit_case async_test_cases[] = {
 	KUNIT_CASE(async_pins_each_page_once),
 	KUNIT_CASE(async_queue_full),
@@ -320,6 +363,7 @@ static struct kunit_case async_test_cases[] = {
 	KUNIT_CASE(async_memlock_returns_to_zero),
 	KUNIT_CASE(async_status_counts),
 	KUNIT_CASE(async_fini_waits),
+	KUNIT_CASE(async_sync_helps_copy),
 	{}
 };
 

@@ -51,6 +51,39 @@ void xfer_fixture_exit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 0);
 }
 
+struct xfer_big *xfer_big_init(struct kunit *test, u32 nr_dpus, size_t buf_len,
+			       size_t umem_len)
+{
+	struct xfer_big *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct dpusim_geometry geo = {
+		.nr_ranks = 1, .nr_dpus = nr_dpus, .mram_size = SZ_256K, .wram_size = SZ_4K,
+	};
+	unsigned long addr;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	b->want = kunit_kmalloc(test, buf_len, GFP_KERNEL);
+	b->got = kunit_kmalloc(test, buf_len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b->want);
+	KUNIT_ASSERT_NOT_NULL(test, b->got);
+	addr = kunit_vm_mmap(test, NULL, 0, umem_len, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, addr, 0, "no user memory for the test");
+	b->u = (u8 __user *)addr;
+	b->pinned_vm = atomic64_read(&current->mm->pinned_vm);
+	b->budget.limit = SZ_4M;
+	KUNIT_ASSERT_EQ(test, dpusim_rank_init(&b->rank, 0, &geo, &b->budget), 0);
+	return b;
+}
+
+/* Nothing left pinned or charged; the rank's memory all given back. */
+void xfer_big_fini(struct kunit *test, struct xfer_big *b)
+{
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&b->rank.pinned_pages), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&current->mm->pinned_vm), b->pinned_vm);
+	dpusim_rank_fini(&b->rank);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&b->budget.pages), 0);
+}
+
 u64 xfer_uaddr(struct xfer_fixture *t, size_t off)
 {
 	return (u64)(uintptr_t)(t->umem + off);

@@ -45,6 +45,24 @@ struct blocker {
 void block_rank(struct xfer_fixture *t, struct blocker *b);
 void unblock_rank(struct blocker *b);
 
+/*
+ * A rank of its own for the large copies (@nr_dpus DPUs of 256 KiB, a
+ * budget of 4 MiB), two kernel buffers of @buf_len bytes (@want, @got)
+ * and @umem_len bytes of user memory; torn down by xfer_big_fini().
+ */
+struct xfer_big {
+	struct dpusim_budget budget;
+	struct dpusim_rank rank;
+	u8 *want;
+	u8 *got;
+	u8 __user *u;
+	unsigned long pinned_vm;	/* current->mm's at the start */
+};
+
+struct xfer_big *xfer_big_init(struct kunit *test, u32 nr_dpus, size_t buf_len,
+			       size_t umem_len);
+void xfer_big_fini(struct kunit *test, struct xfer_big *b);
+
 int xfer_run(struct xfer_fixture *t, u32 flags, u64 off, u64 len,
 	     const struct dpusim_xfer_dpu *dpus, u32 nr_dpus,
 	     const struct dpusim_block *blocks, u32 nr_blocks);

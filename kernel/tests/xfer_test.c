@@ -480,12 +480,7 @@ static void xfer_interleaved_small_blocks(struct kunit *test)
 
 static void xfer_two_cpu_copy_round_trip(struct kunit *test)
 {
-	static const struct dpusim_geometry geo = {
-		.nr_ranks = 1, .nr_dpus = 4, .mram_size = SZ_256K, .wram_size = SZ_4K,
-	};
 	struct {
-		struct dpusim_budget budget;
-		struct dpusim_rank rank;
 		struct dpusim_xfer_dpu dpus[4];
 		struct dpusim_block to[4 * SPLIT_BLKS], from[4 * SPLIT_BLKS];
 	} *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
@@ -493,52 +488,125 @@ static void xfer_two_cpu_copy_round_trip(struct kunit *test)
 		.size = sizeof(x), .length = SPLIT_BLKS * SPLIT_BLK, .nr_dpus = 4,
 		.nr_blocks = 4 * SPLIT_BLKS,
 	};
-	unsigned long base = atomic64_read(&current->mm->pinned_vm);
-	u8 *want, *got;
-	u8 __user *u;
+	struct xfer_big *b;
 	int round, i;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU: no copy on two");
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	want = kunit_kmalloc(test, SPLIT_LEN, GFP_KERNEL);
-	got = kunit_kmalloc(test, SPLIT_LEN, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, want);
-	KUNIT_ASSERT_NOT_NULL(test, got);
-	u = (u8 __user *)kunit_vm_mmap(test, NULL, 0, 2 * SPLIT_LEN, PROT_READ | PROT_WRITE,
-				       MAP_ANONYMOUS | MAP_PRIVATE, 0);
-	KUNIT_ASSERT_NE(test, (unsigned long)u, 0UL);
-	s->budget.limit = SZ_4M;
-	KUNIT_ASSERT_EQ(test, dpusim_rank_init(&s->rank, 0, &geo, &s->budget), 0);
+	b = xfer_big_init(test, 4, SPLIT_LEN, 2 * SPLIT_LEN);
 	for (i = 0; i < 4; i++)
 		s->dpus[i] = (struct dpusim_xfer_dpu){ .dpu = i, .nr_blocks = SPLIT_BLKS };
 	/* DPU d's block k: the (k * 4 + d)-th 64 KiB, as an interleaved gather */
 	for (i = 0; i < 4 * SPLIT_BLKS; i++) {
 		size_t off = (size_t)((i % SPLIT_BLKS) * 4 + i / SPLIT_BLKS) * SPLIT_BLK;
 
-		s->to[i] = (struct dpusim_block){ (u64)(uintptr_t)(u + off), SPLIT_BLK };
-		s->from[i] = (struct dpusim_block){ (u64)(uintptr_t)(u + SPLIT_LEN + off),
+		s->to[i] = (struct dpusim_block){ (u64)(uintptr_t)(b->u + off), SPLIT_BLK };
+		s->from[i] = (struct dpusim_block){ (u64)(uintptr_t)(b->u + SPLIT_LEN + off),
 						    SPLIT_BLK };
 	}
 	for (round = 0; round < 2; round++) {
 		for (i = 0; i < SPLIT_LEN; i++)
-			want[i] = (i * 7 + round * 31 + i / 4096) & 0xff;
-		KUNIT_ASSERT_EQ(test, copy_to_user(u, want, SPLIT_LEN), 0);
-		KUNIT_ASSERT_EQ(test, clear_user(u + SPLIT_LEN, SPLIT_LEN), 0);
+			b->want[i] = (i * 7 + round * 31 + i / 4096) & 0xff;
+		KUNIT_ASSERT_EQ(test, copy_to_user(b->u, b->want, SPLIT_LEN), 0);
+		KUNIT_ASSERT_EQ(test, clear_user(b->u + SPLIT_LEN, SPLIT_LEN), 0);
 		x.flags = 0;
-		KUNIT_EXPECT_EQ(test, dpusim_xfer_run(&s->rank, &x, s->dpus, s->to), 0);
+		KUNIT_EXPECT_EQ(test, dpusim_xfer_run(&b->rank, &x, s->dpus, s->to), 0);
 		x.flags = DPUSIM_XFER_FROM_DPU;
-		KUNIT_EXPECT_EQ(test, dpusim_xfer_run(&s->rank, &x, s->dpus, s->from), 0);
-		KUNIT_ASSERT_EQ(test, copy_from_user(got, u + SPLIT_LEN, SPLIT_LEN), 0);
-		KUNIT_EXPECT_EQ_MSG(test, memcmp(got, want, SPLIT_LEN), 0, "round %d", round);
+		KUNIT_EXPECT_EQ(test, dpusim_xfer_run(&b->rank, &x, s->dpus, s->from), 0);
+		KUNIT_ASSERT_EQ(test, copy_from_user(b->got, b->u + SPLIT_LEN, SPLIT_LEN), 0);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(b->got, b->want, SPLIT_LEN), 0, "round %d", round);
 		/* the chunks' cursors were the rank's: the first one names DPU 0's MRAM */
-		KUNIT_EXPECT_PTR_EQ(test, s->rank.split_c[0].mem,
-				    &s->rank.dpus[0].mem[DPUSIM_MRAM]);
-		KUNIT_EXPECT_EQ(test, atomic_long_read(&s->rank.pinned_pages), 0);
-		KUNIT_EXPECT_EQ(test, atomic64_read(&current->mm->pinned_vm), base);
+		KUNIT_EXPECT_PTR_EQ(test, b->rank.split_c[0].mem,
+				    &b->rank.dpus[0].mem[DPUSIM_MRAM]);
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&b->rank.pinned_pages), 0);
+		KUNIT_EXPECT_EQ(test, atomic64_read(&current->mm->pinned_vm), b->pinned_vm);
 	}
-	dpusim_rank_fini(&s->rank);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->budget.pages), 0);
+	xfer_big_fini(test, b);
+}
+
+/*
+ * An asynchronous copy's first piece in chunks (dpusim_xfer_share_*): a
+ * work item on another CPU takes chunks while the test takes them too,
+ * as a SYNC does beside the rank's worker.  One block at an odd user
+ * address, its length not a multiple of the chunk, both directions:
+ * every byte lands, none around it, and the chunks add up.
+ */
+#define SHARE_SPAN	SZ_128K
+#define SHARE_LEN	(5 * SZ_16K + 1032)
+#define SHARE_UOFF	100
+
+struct share_helper {
+	struct work_struct work;
+	struct dpusim_xfer_share *sh;
+	unsigned int n;
+};
+
+static void share_helper_fn(struct work_struct *work)
+{
+	struct share_helper *h = container_of(work, struct share_helper, work);
+
+	while (dpusim_xfer_share_copy_one(h->sh))
+		h->n++;
+}
+
+static void share_move(struct kunit *test, struct dpusim_rank *rank, u32 flags,
+		       u8 __user *u)
+{
+	const struct dpusim_xfer_dpu dpu = { .dpu = 0, .nr_blocks = 1 };
+	const struct dpusim_block blk = { (u64)(uintptr_t)u, SHARE_LEN };
+	struct dpusim_xfer_pin p = {
+		.x = { .size = sizeof(p.x), .flags = flags, .offset = 8,
+		       .length = SHARE_LEN, .nr_dpus = 1, .nr_blocks = 1 },
+		.dpus = &dpu, .blocks = &blk,
+	};
+	struct dpusim_xfer_share sh;
+	struct share_helper h = { .sh = &sh };
+	unsigned int n = 0;
+	bool shared;
+
+	KUNIT_ASSERT_EQ(test, dpusim_xfer_check(rank, &p.x, &dpu, &blk, &p.bytes, &p.pad), 0);
+	mutex_lock(&rank->xfer_lock);
+	KUNIT_ASSERT_EQ(test, dpusim_xfer_pin_user(rank, &p), 0);
+	KUNIT_ASSERT_EQ(test, dpusim_xfer_populate(rank, &p), 0);
+	shared = dpusim_xfer_share_begin(rank, &p, &sh);
+	KUNIT_EXPECT_EQ(test, shared, num_online_cpus() > 1);
+	KUNIT_EXPECT_EQ(test, sh.len, (u64)SHARE_LEN);
+	INIT_WORK_ONSTACK(&h.work, share_helper_fn);
+	queue_work(system_unbound_wq, &h.work);
+	while (dpusim_xfer_share_copy_one(&sh))
+		n++;
+	flush_work(&h.work);
+	destroy_work_on_stack(&h.work);
+	KUNIT_EXPECT_EQ(test, n + h.n, DIV_ROUND_UP(SHARE_LEN, SZ_16K));
+	KUNIT_EXPECT_FALSE(test, dpusim_xfer_share_copy_one(&sh));
+	dpusim_xfer_share_end(rank, &p, &sh);
+	dpusim_xfer_unpin(&p, true);
+	mutex_unlock(&rank->xfer_lock);
+}
+
+static void xfer_shared_piece_round_trip(struct kunit *test)
+{
+	struct xfer_big *b = xfer_big_init(test, 1, SHARE_SPAN, 2 * SHARE_SPAN);
+	int i;
+
+	for (i = 0; i < SHARE_SPAN; i++)
+		b->want[i] = (i * 13 + i / 4096) & 0xff;
+	KUNIT_ASSERT_EQ(test, copy_to_user(b->u, b->want, SHARE_SPAN), 0);
+	KUNIT_ASSERT_EQ(test, clear_user(b->u + SHARE_SPAN, SHARE_SPAN), 0);
+
+	share_move(test, &b->rank, 0, b->u + SHARE_UOFF);
+	share_move(test, &b->rank, DPUSIM_XFER_FROM_DPU, b->u + SHARE_SPAN + SHARE_UOFF);
+
+	KUNIT_ASSERT_EQ(test, copy_from_user(b->got, b->u + SHARE_SPAN, SHARE_SPAN), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(b->got + SHARE_UOFF, b->want + SHARE_UOFF, SHARE_LEN), 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(b->got, 0, SHARE_UOFF));
+	KUNIT_EXPECT_NULL(test, memchr_inv(b->got + SHARE_UOFF + SHARE_LEN, 0,
+					   SHARE_SPAN - SHARE_UOFF - SHARE_LEN));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&b->rank.stats.ioctls), 2);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&b->rank.stats.bytes_to_dpu), SHARE_LEN);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&b->rank.stats.bytes_from_dpu), SHARE_LEN);
+	xfer_big_fini(test, b);
 }
 
 static struct kunit_case xfer_test_cases[] = {
@@ -554,6 +622,7 @@ static struct kunit_case xfer_test_cases[] = {
 	KUNIT_CASE(xfer_budget_enospc),
 	KUNIT_CASE(xfer_wram),
 	KUNIT_CASE(xfer_two_cpu_copy_round_trip),
+	KUNIT_CASE(xfer_shared_piece_round_trip),
 	{}
 };
 
