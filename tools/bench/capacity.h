@@ -12,9 +12,15 @@
  * 0.59 s alone and 0.27 to 0.61 s with a second one beside it, from one
  * minute to the next).  A
  * sample times the same copy loop (8-byte words between two halves of
- * 2 MiB, eight times; a loop of its own, not memcpy(), whose strategy
+ * 1 MiB, eight times; a loop of its own, not memcpy(), whose strategy
  * glibc picks by CPU model) on one thread alone, then on two threads at
- * once on two different CPUs:
+ * once on two different CPUs.  The halves are CAP_GAP apart, not 1 MiB:
+ * QEMU's software TLB is direct-mapped and resized with its use (256
+ * entries by default, fewer after a while of little use), so two pages
+ * a power of two of pages apart take the same entry, and a loop
+ * alternating between them missed on every access: after a while of
+ * compute on few pages (stream_bench with work of 5 transfers) a sample
+ * ran 30 ms instead of 2.5 ms, without being switched out.
  *
  *   capacity = 2 x (time alone) / (time of the pair)
  *
@@ -42,12 +48,15 @@
 
 #define CAP_HALF	(1u << 20)
 #define CAP_WORDS	(CAP_HALF / sizeof(uint64_t))
+#define CAP_GAP		(5 * 4096 + 192)	/* bytes between the halves */
+#define CAP_GAP_WORDS	(CAP_GAP / sizeof(uint64_t))
+#define CAP_BYTES	(2 * CAP_HALF + CAP_GAP)
 #define CAP_ROUNDS	8
 #define CAP_MAX_SAMPLES	64
 
 struct bench_cap {
 	int cpu[2];			/* the two CPUs; cpu[1] < 0: only one */
-	uint64_t *buf[2];		/* 2 x CAP_HALF each */
+	uint64_t *buf[2];		/* CAP_BYTES each */
 	double one[CAP_MAX_SAMPLES], two[CAP_MAX_SAMPLES];
 	unsigned int n;
 };
@@ -74,8 +83,8 @@ static void *cap_thread_fn(void *arg)
 		pthread_barrier_wait(t->bar);
 	t0 = bench_now_us();
 	for (r = 0; r < CAP_ROUNDS; r++) {
-		uint64_t *d = t->buf + (r & 1 ? 0 : CAP_WORDS);
-		const uint64_t *s = t->buf + (r & 1 ? CAP_WORDS : 0);
+		uint64_t *d = t->buf + (r & 1 ? 0 : CAP_WORDS + CAP_GAP_WORDS);
+		const uint64_t *s = t->buf + (r & 1 ? CAP_WORDS + CAP_GAP_WORDS : 0);
 
 		for (i = 0; i < CAP_WORDS; i++)
 			d[i] = s[i] ^ r;
@@ -99,13 +108,13 @@ static int bench_cap_init(struct bench_cap *c)
 	if (c->cpu[1] < 0)
 		return 0;
 	for (i = 0; i < 2; i++) {
-		c->buf[i] = malloc(2 * CAP_HALF);
+		c->buf[i] = malloc(CAP_BYTES);
 		if (!c->buf[i]) {
 			free(c->buf[0]);
 			c->buf[0] = NULL;
 			return -1;
 		}
-		memset(c->buf[i], i + 1, 2 * CAP_HALF);
+		memset(c->buf[i], i + 1, CAP_BYTES);
 	}
 	return 0;
 }
