@@ -25,7 +25,11 @@
  *
  * The copy is the transfer engine's loop (8-byte words, four at a time;
  * not memcpy(), whose strategy glibc picks by CPU model); the work is the
- * caller's.  Each thread is pinned; the caller's own affinity does not
+ * caller's.  The source and the two buffers are one allocation with
+ * HANDOFF_GAP between them, so that a source page and the destination
+ * page copied beside it are never a power of two of pages apart: QEMU's
+ * software TLB is direct-mapped, and two such pages take the same entry
+ * (see capacity.h), which would slow the copy for reasons of its own.  Each thread is pinned; the caller's own affinity does not
  * change.  With one CPU no sample is taken.
  */
 #ifndef DPUSIM_BENCH_HANDOFF_H
@@ -45,14 +49,16 @@
 #include "bench.h"
 
 #define HANDOFF_MAX_SAMPLES	64
+#define HANDOFF_GAP		(5 * 4096 + 192)
 
 typedef uint64_t (*handoff_work_fn)(const void *buf, unsigned int n);
 
 struct bench_handoff {
 	int cpu[2];			/* cpu[1] < 0: only one */
 	unsigned int tokens, token;
+	uint8_t *mem;			/* the allocation of both */
 	uint8_t *src;			/* tokens x token */
-	uint8_t *buf;			/* two token buffers */
+	uint8_t *buf;			/* two token buffers, HANDOFF_GAP apart */
 	handoff_work_fn work;
 	double copy[HANDOFF_MAX_SAMPLES], serial[HANDOFF_MAX_SAMPLES];
 	double overlap[HANDOFF_MAX_SAMPLES];
@@ -113,6 +119,12 @@ static uint8_t *handoff_tok(struct bench_handoff *h, uint8_t *base, unsigned int
 	return base + (size_t)k * h->token;
 }
 
+/* Token buffer @k % 2 */
+static uint8_t *handoff_buf(struct bench_handoff *h, unsigned int k)
+{
+	return h->buf + (k % 2) * ((size_t)h->token + HANDOFF_GAP);
+}
+
 /* The copier of the overlap, on the second CPU */
 static void *handoff_copier(void *arg)
 {
@@ -124,7 +136,7 @@ static void *handoff_copier(void *arg)
 		/* buffer k % 2 held token k - 2: wait until it was worked on */
 		if (k >= 2)
 			handoff_wait(&h->used, (int)k - 1);
-		handoff_copy(handoff_tok(h, h->buf, k % 2), handoff_tok(h, h->src, k), h->token);
+		handoff_copy(handoff_buf(h, k), handoff_tok(h, h->src, k), h->token);
 		handoff_set(&h->ready, (int)k + 1);
 	}
 	return NULL;
@@ -141,13 +153,13 @@ static void *handoff_passes(void *arg)
 	handoff_pin(h->cpu[0]);
 	t0 = bench_now_us();
 	for (k = 0; k < h->tokens; k++)
-		handoff_copy(handoff_tok(h, h->buf, k % 2), handoff_tok(h, h->src, k), h->token);
+		handoff_copy(handoff_buf(h, k), handoff_tok(h, h->src, k), h->token);
 	h->copy[h->n] = bench_now_us() - t0;
 
 	t0 = bench_now_us();
 	for (k = 0; k < h->tokens; k++) {
-		handoff_copy(handoff_tok(h, h->buf, k % 2), handoff_tok(h, h->src, k), h->token);
-		h->sink += h->work(handoff_tok(h, h->buf, k % 2), h->token);
+		handoff_copy(handoff_buf(h, k), handoff_tok(h, h->src, k), h->token);
+		h->sink += h->work(handoff_buf(h, k), h->token);
 	}
 	h->serial[h->n] = bench_now_us() - t0;
 
@@ -160,7 +172,7 @@ static void *handoff_passes(void *arg)
 	}
 	for (k = 0; k < h->tokens; k++) {
 		handoff_wait(&h->ready, (int)k + 1);
-		h->sink += h->work(handoff_tok(h, h->buf, k % 2), h->token);
+		h->sink += h->work(handoff_buf(h, k), h->token);
 		handoff_set(&h->used, (int)k + 1);
 	}
 	pthread_join(tid, NULL);
@@ -187,17 +199,14 @@ static int bench_handoff_init(struct bench_handoff *h, unsigned int tokens,
 				h->cpu[k++] = c;
 	if (h->cpu[1] < 0)
 		return 0;
-	h->src = malloc((size_t)tokens * h->token);
-	h->buf = malloc(2 * (size_t)h->token);
-	if (!h->src || !h->buf) {
-		free(h->src);
-		free(h->buf);
-		h->src = h->buf = NULL;
+	h->mem = malloc((size_t)(tokens + 2) * h->token + 2 * HANDOFF_GAP);
+	if (!h->mem)
 		return -1;
-	}
+	h->src = h->mem;
+	h->buf = h->src + (size_t)tokens * h->token + HANDOFF_GAP;
 	for (i = 0; i < (size_t)tokens * h->token; i++)
 		h->src[i] = (uint8_t)(i * 13 + 5);
-	memset(h->buf, 0, 2 * (size_t)h->token);
+	memset(h->buf, 0, 2 * (size_t)h->token + HANDOFF_GAP);
 	return 0;
 }
 
@@ -206,7 +215,7 @@ static void bench_handoff_sample(struct bench_handoff *h)
 {
 	pthread_t tid;
 
-	if (h->cpu[1] < 0 || !h->src || h->n == HANDOFF_MAX_SAMPLES)
+	if (h->cpu[1] < 0 || !h->mem || h->n == HANDOFF_MAX_SAMPLES)
 		return;
 	if (pthread_create(&tid, NULL, handoff_passes, h))
 		return;
@@ -231,8 +240,7 @@ static unsigned int bench_handoff_value(struct bench_handoff *h, double *copy,
 
 static void bench_handoff_free(struct bench_handoff *h)
 {
-	free(h->src);
-	free(h->buf);
+	free(h->mem);
 }
 
 #endif
