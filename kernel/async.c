@@ -166,7 +166,9 @@ static void dpusim_async_job_free(struct dpusim_async_job *job, bool dirty)
  * takes its chunks; then unpublished, and the worker waits for the
  * helpers still copying a chunk before it goes on (the share lives on
  * its stack, the pages stay pinned and the memory, under xfer_lock,
- * loses none meanwhile).
+ * loses none meanwhile).  The acquire pairs with the helpers' fully
+ * ordered decrement: their chunks' bytes before what the worker does
+ * next (the unpinning, the status page's count).
  */
 static void dpusim_async_copy(struct dpusim_rank *rank,
 			      struct dpusim_xfer_pin *p)
@@ -184,7 +186,7 @@ static void dpusim_async_copy(struct dpusim_rank *rank,
 		spin_lock(&rank->async_lock);
 		rank->async_share = NULL;
 		spin_unlock(&rank->async_lock);
-		wait_var_event(&sh.helpers, !atomic_read(&sh.helpers));
+		wait_var_event(&sh.helpers, !atomic_read_acquire(&sh.helpers));
 	}
 	dpusim_xfer_share_end(rank, p, &sh);
 }
