@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench.h - what the benchmarks of tools/bench share: the monotonic clock
- * and medians.  Each median sorts its array in place (callers that look at
+ * bench.h - what the benchmarks of tools/bench share: the monotonic clock,
+ * medians, and the two CPUs a two-thread sample runs on.  Each median sorts its array in place (callers that look at
  * the quickest repetition afterwards rely on it) and takes n >= 1.
  */
 #ifndef DPUSIM_BENCH_H
 #define DPUSIM_BENCH_H
 
+#include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -62,6 +64,29 @@ static inline double bench_median_u64(uint64_t *v, size_t n)
 {
 	qsort(v, n, sizeof(*v), bench_cmp_u64);
 	return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
+}
+
+/* The first two CPUs the caller may run on; cpu[1] < 0: only one */
+static inline void bench_two_cpus(int cpu[2])
+{
+	cpu_set_t set;
+	int i, k = 0;
+
+	cpu[0] = cpu[1] = -1;
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		for (i = 0; i < CPU_SETSIZE && k < 2; i++)
+			if (CPU_ISSET(i, &set))
+				cpu[k++] = i;
+}
+
+/* Pin the calling thread to @cpu (the process's affinity does not change) */
+static inline void bench_pin_thread(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
 #endif

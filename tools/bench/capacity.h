@@ -71,14 +71,11 @@ struct cap_thread {
 static void *cap_thread_fn(void *arg)
 {
 	struct cap_thread *t = arg;
-	cpu_set_t set;
 	size_t i;
 	double t0;
 	int r;
 
-	CPU_ZERO(&set);
-	CPU_SET(t->cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	bench_pin_thread(t->cpu);
 	if (t->bar)
 		pthread_barrier_wait(t->bar);
 	t0 = bench_now_us();
@@ -96,15 +93,10 @@ static void *cap_thread_fn(void *arg)
 /* 0, or -1 (no memory); with one CPU, samples are not taken */
 static int bench_cap_init(struct bench_cap *c)
 {
-	cpu_set_t set;
-	int i, k = 0;
+	int i;
 
 	memset(c, 0, sizeof(*c));
-	c->cpu[0] = c->cpu[1] = -1;
-	if (!sched_getaffinity(0, sizeof(set), &set))
-		for (i = 0; i < CPU_SETSIZE && k < 2; i++)
-			if (CPU_ISSET(i, &set))
-				c->cpu[k++] = i;
+	bench_two_cpus(c->cpu);
 	if (c->cpu[1] < 0)
 		return 0;
 	for (i = 0; i < 2; i++) {

@@ -69,15 +69,6 @@ struct bench_handoff {
 	alignas(64) volatile uint64_t sink;
 };
 
-static void handoff_pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
-
 static void handoff_copy(void *dst, const void *src, size_t len)
 {
 	uint64_t *d = dst;
@@ -131,7 +122,7 @@ static void *handoff_copier(void *arg)
 	struct bench_handoff *h = arg;
 	unsigned int k;
 
-	handoff_pin(h->cpu[1]);
+	bench_pin_thread(h->cpu[1]);
 	for (k = 0; k < h->tokens; k++) {
 		/* buffer k % 2 held token k - 2: wait until it was worked on */
 		if (k >= 2)
@@ -150,7 +141,7 @@ static void *handoff_passes(void *arg)
 	pthread_t tid;
 	double t0;
 
-	handoff_pin(h->cpu[0]);
+	bench_pin_thread(h->cpu[0]);
 	t0 = bench_now_us();
 	for (k = 0; k < h->tokens; k++)
 		handoff_copy(handoff_buf(h, k), handoff_tok(h, h->src, k), h->token);
@@ -184,19 +175,13 @@ static void *handoff_passes(void *arg)
 static int bench_handoff_init(struct bench_handoff *h, unsigned int tokens,
 			      unsigned int token, handoff_work_fn work)
 {
-	cpu_set_t set;
 	size_t i;
-	int c, k = 0;
 
 	memset(h, 0, sizeof(*h));
-	h->cpu[0] = h->cpu[1] = -1;
 	h->tokens = tokens;
 	h->token = token & ~7u;
 	h->work = work;
-	if (!sched_getaffinity(0, sizeof(set), &set))
-		for (c = 0; c < CPU_SETSIZE && k < 2; c++)
-			if (CPU_ISSET(c, &set))
-				h->cpu[k++] = c;
+	bench_two_cpus(h->cpu);
 	if (h->cpu[1] < 0)
 		return 0;
 	h->mem = malloc((size_t)(tokens + 2) * h->token + 2 * HANDOFF_GAP);

@@ -211,8 +211,7 @@ int main(int argc, char **argv)
 			bench_handoff_free(&ho);
 			return 0;
 		}
-		rounds = (unsigned int)(ratio * bench_median(ho.copy, 1) /
-					(bench_median(ho.serial, 1) - bench_median(ho.copy, 1)) + 0.5);
+		rounds = (unsigned int)(ratio * ho.copy[0] / (ho.serial[0] - ho.copy[0]) + 0.5);
 		if (!rounds)
 			rounds = 1;
 		ho.n = 0;
