@@ -839,35 +839,6 @@ static void dpusim_xfer_copy_end(struct dpusim_rank *rank,
 				     &rank->stats.bytes_from_dpu);
 }
 
-/**
- * dpusim_xfer_copy - move the bytes of a pinned, populated transfer
- * @rank: the rank, its xfer_lock held
- * @p: the transfer; on two CPUs if dpusim_xfer_pin_user() chose so
- *     (@p->nr_orders)
- *
- * Cannot fail.
- */
-void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
-{
-	const struct dpusim_xfer *x = &p->x;
-	struct dpusim_order *o = &p->o;
-	bool to_mem = !(x->flags & DPUSIM_XFER_FROM_DPU);
-	struct dpusim_copy_part part;
-	struct dpusim_cursor *c;
-	unsigned long nr = 0;
-	u64 last = 1;
-
-	lockdep_assert_held(&rank->xfer_lock);
-	if (p->nr_orders > 1) {
-		c = dpusim_xfer_copy_two(rank, p, &part);
-	} else {
-		dpusim_order_init(o, rank, x, p->dpus, p->blocks);
-		dpusim_copy_pieces(o, p->pages, &last, &nr, U64_MAX, to_mem);
-		c = o->c;
-	}
-	dpusim_xfer_copy_end(rank, p, c);
-}
-
 /*
  * An asynchronous copy shares its first piece (a stream move's token, a
  * large block) with the DPUSIM_IOCTL_SYNC that waits for it (async.c):
@@ -974,6 +945,36 @@ void dpusim_xfer_share_end(struct dpusim_rank *rank, struct dpusim_xfer_pin *p,
 	dpusim_xfer_copy_end(rank, p, p->o.c);
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_share_end);
+
+/* A copy on this CPU: an asynchronous copy's walk, shared with nobody */
+static void dpusim_xfer_copy_one(struct dpusim_rank *rank,
+				 struct dpusim_xfer_pin *p)
+{
+	struct dpusim_xfer_share sh;
+
+	dpusim_xfer_share_begin(rank, p, &sh);
+	dpusim_xfer_share_copy(&sh);
+	dpusim_xfer_share_end(rank, p, &sh);
+}
+
+/**
+ * dpusim_xfer_copy - move the bytes of a pinned, populated transfer
+ * @rank: the rank, its xfer_lock held
+ * @p: the transfer; on two CPUs if dpusim_xfer_pin_user() chose so
+ *     (@p->nr_orders)
+ *
+ * Cannot fail.
+ */
+void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
+{
+	struct dpusim_copy_part part;
+
+	lockdep_assert_held(&rank->xfer_lock);
+	if (p->nr_orders > 1)
+		dpusim_xfer_copy_end(rank, p, dpusim_xfer_copy_two(rank, p, &part));
+	else
+		dpusim_xfer_copy_one(rank, p);
+}
 
 /*
  * DPUSIM_XFER_STREAM_BUF: the pieces' pages are the registered buffer's,
