@@ -154,6 +154,34 @@ static double pass(int move, int preload, int compute, const void *copy)
 	return t0;
 }
 
+/* --plain: the plain threads' samples only, no device */
+static int run_plain(void)
+{
+	struct bench_handoff ho;
+	unsigned int i;
+	double plain;
+
+	if (bench_handoff_init(&ho, tokens, token, work))
+		return 1;
+	bench_handoff_sample(&ho);
+	if (!ho.n) {
+		printf("stream_bench --plain: one CPU, or no thread: nothing to sample\n");
+		bench_handoff_free(&ho);
+		return 0;
+	}
+	/* the work as long as about ratio x a token's copy */
+	rounds = (unsigned int)(ratio * ho.copy[0] / (ho.serial[0] - ho.copy[0]) + 0.5);
+	if (!rounds)
+		rounds = 1;
+	ho.n = 0;
+	for (i = 0; i < reps; i++)
+		bench_handoff_sample(&ho);
+	printf("stream %u tokens x %u B, work %u passes, no device:\n", tokens, token, rounds);
+	print_plain(&ho, &plain);
+	bench_handoff_free(&ho);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *json = NULL;
@@ -190,6 +218,8 @@ int main(int argc, char **argv)
 	}
 	if (!tokens || !reps || token < 16 || token % 8 || ratio <= 0)
 		return 2;
+	if (plain_only)
+		return run_plain();
 	debug = !!getenv("STREAM_BENCH_DEBUG");
 	total = (size_t)tokens * token;
 	data = malloc(total);
@@ -201,27 +231,6 @@ int main(int argc, char **argv)
 		return 1;
 	for (i = 0; i < total; i++)
 		data[i] = (uint8_t)(i * 31 + 7);
-	if (plain_only) {
-		/* the work as long as about ratio x a token's copy, no device */
-		if (bench_handoff_init(&ho, tokens, token, work))
-			return 1;
-		bench_handoff_sample(&ho);
-		if (!ho.n) {
-			printf("stream_bench --plain: one CPU, or no thread: nothing to sample\n");
-			bench_handoff_free(&ho);
-			return 0;
-		}
-		rounds = (unsigned int)(ratio * ho.copy[0] / (ho.serial[0] - ho.copy[0]) + 0.5);
-		if (!rounds)
-			rounds = 1;
-		ho.n = 0;
-		for (i = 0; i < reps; i++)
-			bench_handoff_sample(&ho);
-		printf("stream %u tokens x %u B, work %u passes, no device:\n", tokens, token, rounds);
-		print_plain(&ho, &plain);
-		bench_handoff_free(&ho);
-		return 0;
-	}
 	if (dpu_alloc_ranks(1, NULL, &set) != DPU_OK || ebsp_set_target(set) != DPU_OK)
 		return 1;
 	ebsp_set_core(0);
