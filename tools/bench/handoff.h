@@ -56,8 +56,7 @@ typedef uint64_t (*handoff_work_fn)(const void *buf, unsigned int n);
 struct bench_handoff {
 	int cpu[2];			/* cpu[1] < 0: only one */
 	unsigned int tokens, token;
-	uint8_t *mem;			/* the allocation of both */
-	uint8_t *src;			/* tokens x token */
+	uint8_t *src;			/* tokens x token, then the buffers */
 	uint8_t *buf;			/* two token buffers, HANDOFF_GAP apart */
 	handoff_work_fn work;
 	double copy[HANDOFF_MAX_SAMPLES], serial[HANDOFF_MAX_SAMPLES];
@@ -184,10 +183,9 @@ static int bench_handoff_init(struct bench_handoff *h, unsigned int tokens,
 	bench_two_cpus(h->cpu);
 	if (h->cpu[1] < 0)
 		return 0;
-	h->mem = malloc((size_t)(tokens + 2) * h->token + 2 * HANDOFF_GAP);
-	if (!h->mem)
+	h->src = malloc((size_t)(tokens + 2) * h->token + 2 * HANDOFF_GAP);
+	if (!h->src)
 		return -1;
-	h->src = h->mem;
 	h->buf = h->src + (size_t)tokens * h->token + HANDOFF_GAP;
 	for (i = 0; i < (size_t)tokens * h->token; i++)
 		h->src[i] = (uint8_t)(i * 13 + 5);
@@ -200,7 +198,7 @@ static void bench_handoff_sample(struct bench_handoff *h)
 {
 	pthread_t tid;
 
-	if (h->cpu[1] < 0 || !h->mem || h->n == HANDOFF_MAX_SAMPLES)
+	if (h->cpu[1] < 0 || !h->src || h->n == HANDOFF_MAX_SAMPLES)
 		return;
 	if (pthread_create(&tid, NULL, handoff_passes, h))
 		return;
@@ -225,7 +223,7 @@ static unsigned int bench_handoff_value(struct bench_handoff *h, double *copy,
 
 static void bench_handoff_free(struct bench_handoff *h)
 {
-	free(h->mem);
+	free(h->src);
 }
 
 #endif
