@@ -7,6 +7,7 @@
 #ifndef DPUSIM_BENCH_H
 #define DPUSIM_BENCH_H
 
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
@@ -64,6 +65,26 @@ static inline double bench_median_u64(uint64_t *v, size_t n)
 {
 	qsort(v, n, sizeof(*v), bench_cmp_u64);
 	return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
+}
+
+#define BENCH_ROUNDS_MAX	10000
+
+/*
+ * The passes a calibrated work makes over a token: about @ratio x @transfer
+ * (what the work should last) / @one (one pass), rounded, and at least 1 and
+ * at most BENCH_ROUNDS_MAX whatever the samples were: a time of 0 or less,
+ * or not a number, is a sample gone wrong (a cold first pass can take
+ * longer than a warm pass with work in it), not a reason to work for hours.
+ */
+static inline unsigned int bench_work_rounds(double ratio, double transfer, double one)
+{
+	double r = ratio * transfer / one;
+
+	if (!(ratio > 0) || !(transfer > 0) || !(one > 0) || !isfinite(r) || r < 1)
+		return 1;
+	if (r >= BENCH_ROUNDS_MAX)
+		return BENCH_ROUNDS_MAX;
+	return (unsigned int)(r + 0.5);
 }
 
 /* The first two CPUs the caller may run on; cpu[1] < 0: only one */

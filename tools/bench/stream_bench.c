@@ -158,21 +158,32 @@ static double pass(int move, int preload, int compute, const void *copy)
 static int run_plain(void)
 {
 	struct bench_handoff ho;
-	unsigned int i;
-	double plain;
+	double plain, cal[CAL_PASSES];
+	unsigned int i, k;
 
 	if (bench_handoff_init(&ho, tokens, token, work))
 		return 1;
-	bench_handoff_sample(&ho);
+	/*
+	 * The work as long as about ratio x a token's copy: from the medians
+	 * of CAL_PASSES copies and passes of the work alone (not from serial
+	 * - copy of one sample: its first, cold, copy took longer than the
+	 * warm copy and work after it in a third of the samples of 4 x 4 KiB,
+	 * and the difference came out negative).
+	 */
+	for (i = 0; i < CAL_PASSES; i++) {
+		bench_handoff_sample(&ho);
+		cal[i] = bench_now_us();
+		for (k = 0; k < tokens; k++)
+			sink += work(ho.src + (size_t)k * ho.token, ho.token);
+		cal[i] = bench_now_us() - cal[i];
+	}
 	if (!ho.n) {
 		printf("stream_bench --plain: one CPU, or no thread: nothing to sample\n");
 		bench_handoff_free(&ho);
 		return 0;
 	}
-	/* the work as long as about ratio x a token's copy */
-	rounds = (unsigned int)(ratio * ho.copy[0] / (ho.serial[0] - ho.copy[0]) + 0.5);
-	if (!rounds)
-		rounds = 1;
+	rounds = bench_work_rounds(ratio, bench_median(ho.copy, ho.n),
+				   bench_median(cal, CAL_PASSES));
 	ho.n = 0;
 	for (i = 0; i < reps; i++)
 		bench_handoff_sample(&ho);
@@ -257,9 +268,7 @@ int main(int argc, char **argv)
 	}
 	x = bench_median(cal_x, CAL_PASSES) / tokens;
 	c = bench_median(cal_c, CAL_PASSES) / tokens;
-	rounds = (unsigned int)(ratio * x / c + 0.5);
-	if (!rounds)
-		rounds = 1;
+	rounds = bench_work_rounds(ratio, x, c);
 
 	if (bench_cap_init(&cap) || bench_handoff_init(&ho, tokens, token, work))
 		return 1;
