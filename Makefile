@@ -159,8 +159,10 @@ $(BUILD)/tests/unit/test_dpurt: tests/unit/test_dpurt.c $(wildcard tests/unit/*.
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -Itests/unit -Iinclude/dpurt -Ilib/dpurt -o $@ $< $(DPURT_A) -lpthread
 
-# test_trace includes the tool's trace formatter; tool_trace the JSON checker
+# test_trace includes the tool's trace formatter; tool_trace the JSON checker;
+# test_bench the benchmarks' header
 $(BUILD)/tests/unit/test_trace: tools/dpusim/trace_fmt.c tools/dpusim/trace_fmt.h
+$(BUILD)/tests/unit/test_bench: tools/bench/bench.h
 $(BUILD)/tests/user/tool_trace: tests/unit/json_mini.h
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB_A)

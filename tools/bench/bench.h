@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench.h - what the benchmarks of tools/bench share: the monotonic clock,
- * medians, and the two CPUs a two-thread sample runs on.  Each median sorts its array in place (callers that look at
+ * medians, the work's calibration, and the two CPUs a two-thread sample
+ * runs on.  Each median sorts its array in place (callers that look at
  * the quickest repetition afterwards rely on it) and takes n >= 1.
  */
 #ifndef DPUSIM_BENCH_H
@@ -66,6 +67,16 @@ static inline double bench_median_u64(uint64_t *v, size_t n)
 	qsort(v, n, sizeof(*v), bench_cmp_u64);
 	return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
 }
+
+/*
+ * Bytes between the two sides of a copy loop in one allocation (5 pages
+ * and 192 bytes): QEMU's software TLB is direct-mapped and resized with
+ * its use (256 entries by default, fewer after a while of little use), so
+ * two pages a power of two of pages apart take the same entry, and a loop
+ * alternating between them misses on every access (capacity.h's sample,
+ * its halves 1 MiB apart, once ran 30 ms instead of 2.5 ms so).
+ */
+#define BENCH_TLB_GAP		(5 * 4096 + 192)
 
 #define BENCH_ROUNDS_MAX	10000
 

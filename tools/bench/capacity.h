@@ -14,13 +14,11 @@
  * sample times the same copy loop (8-byte words between two halves of
  * 1 MiB, eight times; a loop of its own, not memcpy(), whose strategy
  * glibc picks by CPU model) on one thread alone, then on two threads at
- * once on two different CPUs.  The halves are CAP_GAP apart, not 1 MiB:
- * QEMU's software TLB is direct-mapped and resized with its use (256
- * entries by default, fewer after a while of little use), so two pages
- * a power of two of pages apart take the same entry, and a loop
- * alternating between them missed on every access: after a while of
- * compute on few pages (stream_bench with work of 5 transfers) a sample
- * ran 30 ms instead of 2.5 ms, without being switched out.
+ * once on two different CPUs.  The halves are BENCH_TLB_GAP apart, not
+ * 1 MiB (bench.h: QEMU's software TLB is direct-mapped): 1 MiB apart,
+ * after a while of compute on few pages (stream_bench with work of 5
+ * transfers) a sample ran 30 ms instead of 2.5 ms, without being
+ * switched out.
  *
  *   capacity = 2 x (time alone) / (time of the pair)
  *
@@ -48,9 +46,8 @@
 
 #define CAP_HALF	(1u << 20)
 #define CAP_WORDS	(CAP_HALF / sizeof(uint64_t))
-#define CAP_GAP		(5 * 4096 + 192)	/* bytes between the halves */
-#define CAP_GAP_WORDS	(CAP_GAP / sizeof(uint64_t))
-#define CAP_BYTES	(2 * CAP_HALF + CAP_GAP)
+#define CAP_GAP_WORDS	(BENCH_TLB_GAP / sizeof(uint64_t))
+#define CAP_BYTES	(2 * CAP_HALF + BENCH_TLB_GAP)
 #define CAP_ROUNDS	8
 #define CAP_MAX_SAMPLES	64
 

@@ -27,11 +27,12 @@
  * The copy is the transfer engine's loop (8-byte words, four at a time;
  * not memcpy(), whose strategy glibc picks by CPU model); the work is the
  * caller's.  The source and the two buffers are one allocation with
- * HANDOFF_GAP between them, so that a source page and the destination
+ * BENCH_TLB_GAP between them, so that a source page and the destination
  * page copied beside it are never a power of two of pages apart: QEMU's
  * software TLB is direct-mapped, and two such pages take the same entry
- * (see capacity.h), which would slow the copy for reasons of its own.  Each thread is pinned; the caller's own affinity does not
- * change.  With one CPU no sample is taken.
+ * (bench.h), which would slow the copy for reasons of its own.  Each
+ * thread is pinned; the caller's own affinity does not change.  With one
+ * CPU no sample is taken.
  */
 #ifndef DPUSIM_BENCH_HANDOFF_H
 #define DPUSIM_BENCH_HANDOFF_H
@@ -50,7 +51,6 @@
 #include "bench.h"
 
 #define HANDOFF_MAX_SAMPLES	64
-#define HANDOFF_GAP		(5 * 4096 + 192)
 
 typedef uint64_t (*handoff_work_fn)(const void *buf, unsigned int n);
 
@@ -58,7 +58,7 @@ struct bench_handoff {
 	int cpu[2];			/* cpu[1] < 0: only one */
 	unsigned int tokens, token;
 	uint8_t *src;			/* tokens x token, then the buffers */
-	uint8_t *buf;			/* two token buffers, HANDOFF_GAP apart */
+	uint8_t *buf;			/* two token buffers, BENCH_TLB_GAP apart */
 	handoff_work_fn work;
 	double copy[HANDOFF_MAX_SAMPLES], serial[HANDOFF_MAX_SAMPLES];
 	double overlap[HANDOFF_MAX_SAMPLES];
@@ -114,7 +114,7 @@ static uint8_t *handoff_tok(struct bench_handoff *h, uint8_t *base, unsigned int
 /* Token buffer @k % 2 */
 static uint8_t *handoff_buf(struct bench_handoff *h, unsigned int k)
 {
-	return h->buf + (k % 2) * ((size_t)h->token + HANDOFF_GAP);
+	return h->buf + (k % 2) * ((size_t)h->token + BENCH_TLB_GAP);
 }
 
 /* The copier of the overlap, on the second CPU */
@@ -197,13 +197,13 @@ static int bench_handoff_init(struct bench_handoff *h, unsigned int tokens,
 	bench_two_cpus(h->cpu);
 	if (h->cpu[1] < 0)
 		return 0;
-	h->src = malloc((size_t)(tokens + 2) * h->token + 2 * HANDOFF_GAP);
+	h->src = malloc((size_t)(tokens + 2) * h->token + 2 * BENCH_TLB_GAP);
 	if (!h->src)
 		return -1;
-	h->buf = h->src + (size_t)tokens * h->token + HANDOFF_GAP;
+	h->buf = h->src + (size_t)tokens * h->token + BENCH_TLB_GAP;
 	for (i = 0; i < (size_t)tokens * h->token; i++)
 		h->src[i] = (uint8_t)(i * 13 + 5);
-	memset(h->buf, 0, 2 * (size_t)h->token + HANDOFF_GAP);
+	memset(h->buf, 0, 2 * (size_t)h->token + BENCH_TLB_GAP);
 	return 0;
 }
 

@@ -174,7 +174,7 @@ static int run_plain(void)
 		bench_handoff_sample(&ho);
 		cal[i] = bench_now_us();
 		for (k = 0; k < tokens; k++)
-			sink += work(ho.src + (size_t)k * ho.token, ho.token);
+			sink += work(handoff_tok(&ho, ho.src, k), ho.token);
 		cal[i] = bench_now_us() - cal[i];
 	}
 	if (!ho.n) {
