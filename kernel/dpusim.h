@@ -561,6 +561,13 @@ int dpusim_async_status_mmap(struct dpusim_rank *rank,
 
 /* ioctl.c */
 
+/*
+ * The largest struct size a caller may pass (-E2BIG above): it bounds
+ * copy_struct_from_user()'s scan of a longer struct's tail for non-zero
+ * bytes, as openat2, clone3 and bpf bound theirs.
+ */
+#define DPUSIM_UCMD_MAX_SIZE	4096U
+
 /**
  * struct dpusim_ucmd - one ioctl call in progress
  * @rank: the rank the file is open on

@@ -22,7 +22,27 @@
  * at a time per QP), srq->lock (the SRQ's serialisation point: matching,
  * its buffers, its connections), rank->xfer_lock (MRAM regions, at
  * registration only), cq->lock (spinlock, ring producer), the xarrays'
- * own locks.
+ * own locks; tm->users_lock is taken alone.
+ *
+ * Object lifetime follows iommufd's rule.  A create reserves its handle
+ * (and its module-wide number or key) as an XA_ZERO_ENTRY, which every
+ * lookup reads as NULL, builds the object, writes the reply to user space
+ * and only then publishes the object (dpusim_tm_obj_finalize()); a
+ * failure before that, the copy-out included, releases the reservations
+ * and frees an object no other thread could see.  Once published, the
+ * creator does not touch it again: another thread may destroy it at once.
+ * A destroy takes the object out of its tables (a reservation is not an
+ * object: destroying it is -ENOENT) and then marks it dead under the lock
+ * that every path linking, connecting or posting to it holds while it
+ * checks that mark: qp->lock for a QP, srq->lock for an SRQ.  The tables
+ * of a context hold one reference on each object; every other user holds
+ * its own.
+ *
+ * Kernel memory held for user space is charged to it and bounded: CQ
+ * rings and SRQ tag tables to the creator's RLIMIT_MEMLOCK as pinned
+ * memory (mm->pinned_vm, as RDMA and io_uring charge theirs; CAP_IPC_LOCK
+ * exempt), posted buffers (tagged and untagged) to a per-user count
+ * capped by the tm_user_bufs module parameter.
  */
 #ifndef _DPUSIM_TM_H
 #define _DPUSIM_TM_H
@@ -40,6 +60,7 @@
 #include <uapi/dpusim.h>
 
 struct dpusim_rank;
+struct mm_struct;
 
 /* Counters of /sys/class/dpusim/tm */
 struct dpusim_tm_stats {
@@ -68,6 +89,11 @@ struct dpusim_tm_stats {
  * @contexts: open files
  * @nr_mrs: regions alive (registered, or unregistered but still in use)
  * @pinned_pages: user pages the regions hold pinned
+ * @charged_pages: pages of CQ rings and SRQ tag tables, charged to their
+ *                 creators' RLIMIT_MEMLOCK
+ * @posted_bufs: tagged and untagged buffers posted, all users
+ * @users: euid -> struct dpusim_tm_user, for the users with a context
+ * @users_lock: protects @users and the users' @ref
  */
 struct dpusim_tm_dev {
 	struct device dev;
@@ -82,6 +108,23 @@ struct dpusim_tm_dev {
 	atomic_t contexts;
 	atomic_t nr_mrs;
 	atomic_long_t pinned_pages;
+	atomic_long_t charged_pages;
+	atomic_long_t posted_bufs;
+	struct xarray users;
+	struct mutex users_lock;	/* @users, each user's @ref */
+};
+
+/**
+ * struct dpusim_tm_user - what one user's contexts hold together
+ * @uid: the effective uid
+ * @ref: contexts of the user (under tm->users_lock)
+ * @bufs: tagged and untagged buffers the user's SRQs hold, at most
+ *        tm_user_bufs
+ */
+struct dpusim_tm_user {
+	kuid_t uid;
+	unsigned int ref;
+	atomic_t bufs;
 };
 
 /**
@@ -98,6 +141,7 @@ struct dpusim_tm_dev {
  *           fails once with -EOVERFLOW
  * @wait: poll() waiters
  * @uid: effective uid of the opener
+ * @user: what the opener's contexts hold together (referenced)
  * @dead: the file is being released
  */
 struct dpusim_tm_ctx {
@@ -112,6 +156,7 @@ struct dpusim_tm_ctx {
 	atomic_t overrun;
 	wait_queue_head_t wait;
 	kuid_t uid;
+	struct dpusim_tm_user *user;
 	bool dead;
 };
 
@@ -184,6 +229,7 @@ struct dpusim_tm_iter {
  * @reserved: entries promised to operations under way
  * @overruns: completions refused because the ring was full
  * @users: SRQs and QPs using it (destroy: -EBUSY)
+ * @mm: where the ring's pages are charged, or NULL (not charged)
  */
 struct dpusim_tm_cq {
 	struct kref ref;
@@ -199,6 +245,7 @@ struct dpusim_tm_cq {
 	u32 reserved;
 	u32 overruns;
 	atomic_t users;
+	struct mm_struct *mm;
 };
 
 /**
@@ -288,6 +335,8 @@ struct dpusim_tm_rbuf {
  * @rbufs: untagged buffers, FIFO
  * @nr_rbufs: entries of @rbufs
  * @qps: qp_num -> connected QP
+ * @mm: where the tag tables' pages are charged
+ * @charged: pages charged to @mm
  */
 struct dpusim_tm_srq {
 	struct kref ref;
@@ -306,6 +355,8 @@ struct dpusim_tm_srq {
 	struct list_head rbufs;
 	u32 nr_rbufs;
 	struct xarray qps;
+	struct mm_struct *mm;
+	unsigned long charged;
 };
 
 /**
@@ -317,8 +368,9 @@ struct dpusim_tm_srq {
  * @num: qp_num, module wide
  * @max_sge: entries per sg list
  * @cq: its CQ (referenced)
- * @lock: one send at a time; protects @srq
+ * @lock: one send at a time; protects @srq and @dead
  * @srq: the SRQ it is connected to (referenced), or NULL
+ * @dead: destroyed: nothing connects it or sends on it any more
  * @reset: the SRQ is gone (under the SRQ's lock)
  * @rcu: freed after a grace period (looked up under RCU)
  */
@@ -333,20 +385,48 @@ struct dpusim_tm_qp {
 	struct dpusim_tm_cq *cq;
 	struct mutex lock;	/* one send at a time */
 	struct dpusim_tm_srq *srq;
+	bool dead;
 	bool reset;
+};
+
+/**
+ * struct dpusim_tm_ucmd - one ioctl call
+ * @ctx: the caller's context
+ * @ubuffer: the user's struct
+ * @user_size: its size, as the user gave it
+ * @cmd: the kernel's copy
+ */
+struct dpusim_tm_ucmd {
+	struct dpusim_tm_ctx *ctx;
+	void __user *ubuffer;
+	u32 user_size;
+	void *cmd;
 };
 
 /* tm_dev.c */
 int dpusim_tm_create(dev_t devt);
 void dpusim_tm_destroy(void);
 void dpusim_tm_ctx_put(struct dpusim_tm_ctx *ctx);
-int dpusim_tm_ctx_add(struct dpusim_tm_ctx *ctx, u32 cq_handle,
-		      struct dpusim_tm_cq **cq, struct xarray *table, u32 max,
-		      u32 *handle, struct xarray *numbers, u32 *next, u32 *num,
-		      void *obj);
+int dpusim_tm_ucmd_respond(struct dpusim_tm_ucmd *ucmd, size_t cmd_len);
+int dpusim_tm_obj_reserve(struct dpusim_tm_ctx *ctx, struct xarray *table,
+			  u32 max, u32 *handle);
+void dpusim_tm_obj_finalize(struct dpusim_tm_ctx *ctx, struct xarray *table,
+			    u32 handle, void *obj);
+void dpusim_tm_obj_abort(struct dpusim_tm_ctx *ctx, struct xarray *table,
+			 u32 handle);
+int dpusim_tm_num_reserve(struct xarray *numbers, struct xa_limit limit,
+			  u32 *next, u32 *num);
+void *dpusim_tm_obj_unpublish(struct dpusim_tm_ctx *ctx, struct xarray *table,
+			      u32 handle);
+int dpusim_tm_charge(struct dpusim_tm_dev *tm, struct mm_struct **mm,
+		     unsigned long npages);
+void dpusim_tm_uncharge(struct dpusim_tm_dev *tm, struct mm_struct *mm,
+			unsigned long npages);
+int dpusim_tm_bufs_charge(struct dpusim_tm_ctx *ctx, u32 n);
+void dpusim_tm_bufs_uncharge(struct dpusim_tm_ctx *ctx, u32 n);
 
 /* tm_mr.c */
-int dpusim_tm_reg_mr(struct dpusim_tm_ctx *ctx, struct dpusim_tm_reg_mr *cmd);
+int dpusim_tm_reg_mr(struct dpusim_tm_ucmd *ucmd);
 int dpusim_tm_dereg_mr(struct dpusim_tm_ctx *ctx, u32 key);
 void dpusim_tm_mr_put(struct dpusim_tm_mr *mr);
 struct dpusim_tm_mr *dpusim_tm_mr_lookup(struct dpusim_tm_dev *tm, u32 key);
@@ -366,14 +446,15 @@ int dpusim_tm_mr_range(struct dpusim_tm_mr *mr, u64 addr, u64 len,
 
 /* tm_cq.c */
 struct dpusim_tm_cq *dpusim_tm_cq_alloc(u32 cqe);
+struct dpusim_tm_cq *dpusim_tm_cq_use(struct dpusim_tm_ctx *ctx, u32 handle);
+void dpusim_tm_cq_unuse(struct dpusim_tm_cq *cq);
 void dpusim_tm_cq_put(struct dpusim_tm_cq *cq);
 int dpusim_tm_cq_reserve(struct dpusim_tm_cq *cq, u32 n);
 void dpusim_tm_cq_unreserve(struct dpusim_tm_cq *cq, u32 n);
 void dpusim_tm_cq_push(struct dpusim_tm_cq *cq,
 		       const struct dpusim_tm_cqe *cqe);
 bool dpusim_tm_cq_pending(struct dpusim_tm_cq *cq);
-int dpusim_tm_create_cq(struct dpusim_tm_ctx *ctx,
-			struct dpusim_tm_create_cq *cmd);
+int dpusim_tm_create_cq(struct dpusim_tm_ucmd *ucmd);
 int dpusim_tm_destroy_cq(struct dpusim_tm_ctx *ctx, u32 handle, bool force);
 int dpusim_tm_cq_mmap(struct dpusim_tm_ctx *ctx, struct vm_area_struct *vma);
 
@@ -395,8 +476,7 @@ bool dpusim_tm_list_eligible(const struct dpusim_tm_list *l,
 			     const struct dpusim_tm_entry *e);
 
 /* tm_srq.c */
-int dpusim_tm_create_srq(struct dpusim_tm_ctx *ctx,
-			 struct dpusim_tm_create_srq *cmd);
+int dpusim_tm_create_srq(struct dpusim_tm_ucmd *ucmd);
 int dpusim_tm_destroy_srq(struct dpusim_tm_ctx *ctx, u32 handle);
 struct dpusim_tm_srq *dpusim_tm_srq_get(struct dpusim_tm_ctx *ctx, u32 handle);
 void dpusim_tm_srq_put(struct dpusim_tm_srq *srq);
@@ -412,8 +492,7 @@ void dpusim_tm_srq_flush_cqe(struct dpusim_tm_cq *cq, u32 qp_num,
 			     u32 src_qp, u16 wc_flags);
 
 /* tm_qp.c */
-int dpusim_tm_create_qp(struct dpusim_tm_ctx *ctx,
-			struct dpusim_tm_create_qp *cmd);
+int dpusim_tm_create_qp(struct dpusim_tm_ucmd *ucmd);
 int dpusim_tm_destroy_qp(struct dpusim_tm_ctx *ctx, u32 handle);
 int dpusim_tm_connect(struct dpusim_tm_ctx *ctx,
 		      struct dpusim_tm_connect *cmd);

@@ -93,8 +93,10 @@ static void dpusim_tm_cq_free(struct kref *ref)
 	struct dpusim_tm_cq *cq = container_of(ref, struct dpusim_tm_cq, ref);
 
 	dpusim_tm_cq_free_ring(cq);
-	if (cq->ctx)
+	if (cq->ctx) {
+		dpusim_tm_uncharge(cq->ctx->tm, cq->mm, cq->npages);
 		dpusim_tm_ctx_put(cq->ctx);
+	}
 	kfree(cq);
 }
 
@@ -103,6 +105,36 @@ void dpusim_tm_cq_put(struct dpusim_tm_cq *cq)
 	kref_put(&cq->ref, dpusim_tm_cq_free);
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_tm_cq_put);
+
+/**
+ * dpusim_tm_cq_use - the CQ of a handle, for an SRQ or QP being created
+ * @ctx: the context
+ * @handle: the CQ
+ *
+ * Counted in @users under ctx->lock, where a destroy checks them.
+ *
+ * Return: the CQ, referenced, or NULL.
+ */
+struct dpusim_tm_cq *dpusim_tm_cq_use(struct dpusim_tm_ctx *ctx, u32 handle)
+{
+	struct dpusim_tm_cq *cq;
+
+	mutex_lock(&ctx->lock);
+	cq = xa_load(&ctx->cqs, handle);
+	if (cq) {
+		kref_get(&cq->ref);
+		atomic_inc(&cq->users);
+	}
+	mutex_unlock(&ctx->lock);
+	return cq;
+}
+
+/* Undo dpusim_tm_cq_use() */
+void dpusim_tm_cq_unuse(struct dpusim_tm_cq *cq)
+{
+	atomic_dec(&cq->users);
+	dpusim_tm_cq_put(cq);
+}
 
 /* Entries the process has not consumed; a nonsense consumer counts as full */
 static u32 dpusim_tm_cq_used(struct dpusim_tm_cq *cq)
@@ -188,9 +220,10 @@ bool dpusim_tm_cq_pending(struct dpusim_tm_cq *cq)
 	return READ_ONCE(cq->ring->consumer) != READ_ONCE(cq->prod);
 }
 
-int dpusim_tm_create_cq(struct dpusim_tm_ctx *ctx,
-			struct dpusim_tm_create_cq *cmd)
+int dpusim_tm_create_cq(struct dpusim_tm_ucmd *ucmd)
 {
+	struct dpusim_tm_create_cq *cmd = ucmd->cmd;
+	struct dpusim_tm_ctx *ctx = ucmd->ctx;
 	struct dpusim_tm_cq *cq;
 	int ret;
 
@@ -203,20 +236,28 @@ int dpusim_tm_create_cq(struct dpusim_tm_ctx *ctx,
 		return PTR_ERR(cq);
 	kref_get(&ctx->ref);
 	cq->ctx = ctx;
-
-	mutex_lock(&ctx->lock);
-	ret = xa_alloc(&ctx->cqs, &cq->handle, cq,
-		       XA_LIMIT(1, DPUSIM_TM_MAX_CQ), GFP_KERNEL_ACCOUNT);
-	mutex_unlock(&ctx->lock);
-	if (ret) {
-		dpusim_tm_cq_put(cq);
-		return ret == -EBUSY ? -ENOSPC : ret;
-	}
+	ret = dpusim_tm_charge(ctx->tm, &cq->mm, cq->npages);
+	if (ret)
+		goto err_put;
+	ret = dpusim_tm_obj_reserve(ctx, &ctx->cqs, DPUSIM_TM_MAX_CQ,
+				    &cq->handle);
+	if (ret)
+		goto err_put;
 	cmd->cqe = cq->nr_entries;
 	cmd->handle = cq->handle;
 	cmd->mmap_offset = (u64)cq->handle << PAGE_SHIFT;
 	cmd->mmap_size = cq->ring_size;
+	ret = dpusim_tm_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret) {
+		dpusim_tm_obj_abort(ctx, &ctx->cqs, cmd->handle);
+		goto err_put;
+	}
+	dpusim_tm_obj_finalize(ctx, &ctx->cqs, cmd->handle, cq);
 	return 0;
+
+err_put:
+	dpusim_tm_cq_put(cq);
+	return ret;
 }
 
 /**
@@ -245,7 +286,7 @@ int dpusim_tm_destroy_cq(struct dpusim_tm_ctx *ctx, u32 handle, bool force)
 	}
 	xa_erase(&ctx->cqs, handle);
 	mutex_unlock(&ctx->lock);
-	dpusim_tm_cq_put(cq);
+	dpusim_tm_cq_put(cq);	/* the table's reference */
 	return 0;
 }
 

@@ -23,6 +23,76 @@
 
 static struct dpusim_tm_dev *dpusim_tm;
 
+static unsigned int tm_user_bufs = 65536;
+module_param(tm_user_bufs, uint, 0644);
+MODULE_PARM_DESC(tm_user_bufs,
+		 "Tagged and untagged buffers the SRQs of one user may hold (default 65536)");
+
+/**
+ * dpusim_tm_bufs_charge - count buffers posted to a context's SRQ
+ * @ctx: the SRQ's context, alive (the SRQ is not dead)
+ * @n: buffers
+ *
+ * Return: 0 or -ENOSPC (the user holds tm_user_bufs already).
+ */
+int dpusim_tm_bufs_charge(struct dpusim_tm_ctx *ctx, u32 n)
+{
+	struct dpusim_tm_user *u = ctx->user;
+
+	if ((unsigned int)atomic_add_return(n, &u->bufs) >
+	    READ_ONCE(tm_user_bufs)) {
+		atomic_sub(n, &u->bufs);
+		return -ENOSPC;
+	}
+	atomic_long_add(n, &ctx->tm->posted_bufs);
+	return 0;
+}
+
+void dpusim_tm_bufs_uncharge(struct dpusim_tm_ctx *ctx, u32 n)
+{
+	atomic_sub(n, &ctx->user->bufs);
+	atomic_long_sub(n, &ctx->tm->posted_bufs);
+}
+
+/* The user of @uid, referenced; created with its first context */
+static struct dpusim_tm_user *dpusim_tm_user_get(struct dpusim_tm_dev *tm,
+						 kuid_t uid)
+{
+	struct dpusim_tm_user *u;
+
+	mutex_lock(&tm->users_lock);
+	u = xa_load(&tm->users, __kuid_val(uid));
+	if (u) {
+		u->ref++;
+		goto out;
+	}
+	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
+	if (!u)
+		goto out;
+	u->uid = uid;
+	u->ref = 1;
+	if (xa_is_err(xa_store(&tm->users, __kuid_val(uid), u,
+			       GFP_KERNEL_ACCOUNT))) {
+		kfree(u);
+		u = NULL;
+	}
+out:
+	mutex_unlock(&tm->users_lock);
+	return u;
+}
+
+static void dpusim_tm_user_put(struct dpusim_tm_dev *tm,
+			       struct dpusim_tm_user *u)
+{
+	mutex_lock(&tm->users_lock);
+	if (!--u->ref) {
+		WARN_ON_ONCE(atomic_read(&u->bufs));
+		xa_erase(&tm->users, __kuid_val(u->uid));
+		kfree(u);
+	}
+	mutex_unlock(&tm->users_lock);
+}
+
 static void dpusim_tm_ctx_free(struct kref *ref)
 {
 	struct dpusim_tm_ctx *ctx = container_of(ref, struct dpusim_tm_ctx,
@@ -33,6 +103,7 @@ static void dpusim_tm_ctx_free(struct kref *ref)
 	xa_destroy(&ctx->srqs);
 	xa_destroy(&ctx->qps);
 	mutex_destroy(&ctx->lock);
+	dpusim_tm_user_put(ctx->tm, ctx->user);
 	atomic_dec(&ctx->tm->contexts);
 	put_device(&ctx->tm->dev);
 	kfree(ctx);
@@ -44,54 +115,153 @@ void dpusim_tm_ctx_put(struct dpusim_tm_ctx *ctx)
 }
 
 /**
- * dpusim_tm_ctx_add - enter a new SRQ or QP in its context
- * @ctx: the context
- * @cq_handle: the CQ the object uses
- * @cq: out: that CQ, referenced and its users counted, set before the
- *      object can be looked up (the send path looks QPs up under RCU)
- * @table: the context's SRQs or QPs, at most @max of them
- * @max: DPUSIM_TM_MAX_SRQ or DPUSIM_TM_MAX_QP
- * @handle: out, the object's handle in @table
- * @numbers: the device's SRQ or QP numbers, allocated cyclically
- * @next: the cursor of @numbers
- * @num: out, the object's number
- * @obj: the object
+ * dpusim_tm_ucmd_respond - write the reply of a call back to user space
+ * @ucmd: the call
+ * @cmd_len: bytes of the kernel's struct
  *
- * Return: 0, -ENOENT (no such CQ), -ENOSPC (the table or the numbers are
- * full) or -ENOMEM; on an error nothing is entered and @cq is NULL.
+ * As much of the struct as the user's size covers.  A create calls it
+ * before it publishes its object, so that a failure here aborts an object
+ * nobody saw.
+ *
+ * Return: 0 or -EFAULT.
  */
-int dpusim_tm_ctx_add(struct dpusim_tm_ctx *ctx, u32 cq_handle,
-		      struct dpusim_tm_cq **cq, struct xarray *table, u32 max,
-		      u32 *handle, struct xarray *numbers, u32 *next, u32 *num,
-		      void *obj)
+int dpusim_tm_ucmd_respond(struct dpusim_tm_ucmd *ucmd, size_t cmd_len)
+{
+	if (copy_to_user(ucmd->ubuffer, ucmd->cmd,
+			 min_t(size_t, ucmd->user_size, cmd_len)))
+		return -EFAULT;
+	return 0;
+}
+
+/**
+ * dpusim_tm_obj_reserve - reserve a handle for an object being created
+ * @ctx: the context
+ * @table: one of its tables (XA_FLAGS_ALLOC1)
+ * @max: the table's limit, DPUSIM_TM_MAX_*
+ * @handle: out, the lowest free handle
+ *
+ * The slot holds XA_ZERO_ENTRY: lookups read it as NULL, and a destroy
+ * of the handle is -ENOENT, until dpusim_tm_obj_finalize() or
+ * dpusim_tm_obj_abort().
+ *
+ * Return: 0, -ENOSPC (the table is full) or -ENOMEM.
+ */
+int dpusim_tm_obj_reserve(struct dpusim_tm_ctx *ctx, struct xarray *table,
+			  u32 max, u32 *handle)
 {
 	int ret;
 
 	mutex_lock(&ctx->lock);
-	*cq = xa_load(&ctx->cqs, cq_handle);
-	if (!*cq) {
-		mutex_unlock(&ctx->lock);
-		return -ENOENT;
-	}
-	kref_get(&(*cq)->ref);
-	atomic_inc(&(*cq)->users);
-	ret = xa_alloc(table, handle, obj, XA_LIMIT(1, max),
+	ret = xa_alloc(table, handle, NULL, XA_LIMIT(1, max),
 		       GFP_KERNEL_ACCOUNT);
-	if (!ret) {
-		ret = xa_alloc_cyclic(numbers, num, obj, xa_limit_31b, next,
-				      GFP_KERNEL_ACCOUNT);
-		if (ret < 0)
-			xa_erase(table, *handle);
-		else
-			ret = 0;
-	}
-	if (ret) {
-		atomic_dec(&(*cq)->users);
-		dpusim_tm_cq_put(*cq);
-		*cq = NULL;
-	}
 	mutex_unlock(&ctx->lock);
 	return ret == -EBUSY ? -ENOSPC : ret;
+}
+
+/*
+ * Publish a reserved handle's object: from now on other threads find it,
+ * and may destroy it at once.  The store replaces a reserved slot, so it
+ * allocates nothing and cannot fail.
+ */
+void dpusim_tm_obj_finalize(struct dpusim_tm_ctx *ctx, struct xarray *table,
+			    u32 handle, void *obj)
+{
+	mutex_lock(&ctx->lock);
+	WARN_ON_ONCE(xa_is_err(xa_store(table, handle, obj, GFP_KERNEL)));
+	mutex_unlock(&ctx->lock);
+}
+
+/* Give a reserved handle back; its object was never published. */
+void dpusim_tm_obj_abort(struct dpusim_tm_ctx *ctx, struct xarray *table,
+			 u32 handle)
+{
+	mutex_lock(&ctx->lock);
+	xa_release(table, handle);
+	mutex_unlock(&ctx->lock);
+}
+
+/**
+ * dpusim_tm_num_reserve - reserve a module-wide number or key
+ * @numbers: the device's SRQ or QP numbers, or region keys
+ * @limit: the range of values
+ * @next: the cursor: numbers are allocated cyclically
+ * @num: out
+ *
+ * As a handle, the slot reads as NULL until xa_store() publishes the
+ * object, or xa_release() gives it back.  An object with a number and a
+ * handle publishes its number first: until its handle is published
+ * nothing can destroy it and so unpublish the number.
+ *
+ * Return: 0, -ENOSPC or -ENOMEM.
+ */
+int dpusim_tm_num_reserve(struct xarray *numbers, struct xa_limit limit,
+			  u32 *next, u32 *num)
+{
+	int ret = xa_alloc_cyclic(numbers, num, NULL, limit, next,
+				  GFP_KERNEL_ACCOUNT);
+
+	if (ret == -EBUSY)
+		return -ENOSPC;
+	return ret < 0 ? ret : 0;
+}
+
+/**
+ * dpusim_tm_obj_unpublish - take a published object out of its table
+ * @ctx: the context
+ * @table: the table
+ * @handle: the handle
+ *
+ * The first step of every destroy: afterwards no lookup of @ctx finds the
+ * object, and the caller owns the table's reference.
+ *
+ * Return: the object, or NULL (no object, or only a reservation).
+ */
+void *dpusim_tm_obj_unpublish(struct dpusim_tm_ctx *ctx, struct xarray *table,
+			      u32 handle)
+{
+	void *obj;
+
+	mutex_lock(&ctx->lock);
+	obj = xa_load(table, handle);
+	if (obj)
+		xa_erase(table, handle);
+	mutex_unlock(&ctx->lock);
+	return obj;
+}
+
+/**
+ * dpusim_tm_charge - charge kernel pages held for the caller
+ * @tm: the device
+ * @mm: out, where they are charged (grabbed), for dpusim_tm_uncharge()
+ * @npages: pages
+ *
+ * To RLIMIT_MEMLOCK as pinned memory, CAP_IPC_LOCK exempt: the pages of
+ * a ring or a table cannot be swapped or reclaimed while the object
+ * lives, as pinned pages cannot.
+ *
+ * Return: 0 or -ENOMEM (nothing charged).
+ */
+int dpusim_tm_charge(struct dpusim_tm_dev *tm, struct mm_struct **mm,
+		     unsigned long npages)
+{
+	int ret = dpusim_pinned_vm_charge(npages);
+
+	if (ret)
+		return ret;
+	mmgrab(current->mm);
+	*mm = current->mm;
+	atomic_long_add(npages, &tm->charged_pages);
+	return 0;
+}
+
+void dpusim_tm_uncharge(struct dpusim_tm_dev *tm, struct mm_struct *mm,
+			unsigned long npages)
+{
+	if (!mm)
+		return;
+	atomic64_sub(npages, &mm->pinned_vm);
+	atomic_long_sub(npages, &tm->charged_pages);
+	mmdrop(mm);
 }
 
 static int dpusim_tm_open(struct inode *inode, struct file *filp)
@@ -103,6 +273,12 @@ static int dpusim_tm_open(struct inode *inode, struct file *filp)
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 	if (!ctx)
 		return -ENOMEM;
+	ctx->uid = current_euid();
+	ctx->user = dpusim_tm_user_get(tm, ctx->uid);
+	if (!ctx->user) {
+		kfree(ctx);
+		return -ENOMEM;
+	}
 	kref_init(&ctx->ref);
 	mutex_init(&ctx->lock);
 	xa_init(&ctx->mrs);
@@ -110,7 +286,6 @@ static int dpusim_tm_open(struct inode *inode, struct file *filp)
 	xa_init_flags(&ctx->srqs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&ctx->qps, XA_FLAGS_ALLOC1);
 	init_waitqueue_head(&ctx->wait);
-	ctx->uid = current_euid();
 	get_device(&tm->dev);
 	ctx->tm = tm;
 	atomic_inc(&tm->contexts);
@@ -139,9 +314,9 @@ static int dpusim_tm_release(struct inode *inode, struct file *filp)
 
 /* ---------------------------------------------------------------- ioctl */
 
-static int dpusim_tm_query(struct dpusim_tm_ctx *ctx, void *cmd)
+static int dpusim_tm_query(struct dpusim_tm_ucmd *ucmd)
 {
-	struct dpusim_tm_query *q = cmd;
+	struct dpusim_tm_query *q = ucmd->cmd;
 
 	if (q->flags)
 		return -EINVAL;
@@ -158,88 +333,73 @@ static int dpusim_tm_query(struct dpusim_tm_ctx *ctx, void *cmd)
 		.max_msg = DPUSIM_TM_MAX_MSG,
 		.cap_flags = DPUSIM_TM_CAP_RC,
 	};
+	return dpusim_tm_ucmd_respond(ucmd, sizeof(*q));
+}
+
+/* The handle of a DESTROY_* or DEREG_MR, its reserved fields checked */
+static int dpusim_tm_destroy_handle(struct dpusim_tm_ucmd *ucmd, u32 *handle)
+{
+	const struct dpusim_tm_destroy *d = ucmd->cmd;
+
+	if (d->flags || d->__reserved)
+		return -EINVAL;
+	*handle = d->handle;
 	return 0;
 }
 
-static int dpusim_tm_reg_mr_ioctl(struct dpusim_tm_ctx *ctx, void *cmd)
+static int dpusim_tm_dereg_mr_ioctl(struct dpusim_tm_ucmd *ucmd)
 {
-	return dpusim_tm_reg_mr(ctx, cmd);
+	u32 handle;
+	int ret = dpusim_tm_destroy_handle(ucmd, &handle);
+
+	if (ret)
+		return ret;
+	/* key 0 means "all of them" inside the kernel only */
+	return handle ? dpusim_tm_dereg_mr(ucmd->ctx, handle) : -ENOENT;
 }
 
-static int dpusim_tm_destroy_check(const struct dpusim_tm_destroy *d)
+static int dpusim_tm_destroy_cq_ioctl(struct dpusim_tm_ucmd *ucmd)
 {
-	return d->flags || d->__reserved ? -EINVAL : 0;
+	u32 handle;
+	int ret = dpusim_tm_destroy_handle(ucmd, &handle);
+
+	return ret ?: dpusim_tm_destroy_cq(ucmd->ctx, handle, false);
 }
 
-static int dpusim_tm_dereg_mr_ioctl(struct dpusim_tm_ctx *ctx, void *cmd)
+static int dpusim_tm_destroy_srq_ioctl(struct dpusim_tm_ucmd *ucmd)
 {
-	struct dpusim_tm_destroy *d = cmd;
+	u32 handle;
+	int ret = dpusim_tm_destroy_handle(ucmd, &handle);
 
-	if (dpusim_tm_destroy_check(d))
-		return -EINVAL;
-	return d->handle ? dpusim_tm_dereg_mr(ctx, d->handle) : -ENOENT;
+	return ret ?: dpusim_tm_destroy_srq(ucmd->ctx, handle);
 }
 
-static int dpusim_tm_create_cq_ioctl(struct dpusim_tm_ctx *ctx, void *cmd)
+static int dpusim_tm_destroy_qp_ioctl(struct dpusim_tm_ucmd *ucmd)
 {
-	return dpusim_tm_create_cq(ctx, cmd);
+	u32 handle;
+	int ret = dpusim_tm_destroy_handle(ucmd, &handle);
+
+	return ret ?: dpusim_tm_destroy_qp(ucmd->ctx, handle);
 }
 
-static int dpusim_tm_destroy_cq_ioctl(struct dpusim_tm_ctx *ctx, void *cmd)
+static int dpusim_tm_connect_ioctl(struct dpusim_tm_ucmd *ucmd)
 {
-	struct dpusim_tm_destroy *d = cmd;
-
-	if (dpusim_tm_destroy_check(d))
-		return -EINVAL;
-	return dpusim_tm_destroy_cq(ctx, d->handle, false);
+	return dpusim_tm_connect(ucmd->ctx, ucmd->cmd);
 }
 
-static int dpusim_tm_create_srq_ioctl(struct dpusim_tm_ctx *ctx, void *cmd)
+static int dpusim_tm_post_srq_ops_ioctl(struct dpusim_tm_ucmd *ucmd)
 {
-	return dpusim_tm_create_srq(ctx, cmd);
+	return dpusim_tm_post_srq_ops(ucmd->ctx, ucmd->cmd);
 }
 
-static int dpusim_tm_destroy_srq_ioctl(struct dpusim_tm_ctx *ctx, void *cmd)
+static int dpusim_tm_post_srq_recv_ioctl(struct dpusim_tm_ucmd *ucmd)
 {
-	struct dpusim_tm_destroy *d = cmd;
-
-	if (dpusim_tm_destroy_check(d))
-		return -EINVAL;
-	return dpusim_tm_destroy_srq(ctx, d->handle);
+	return dpusim_tm_post_srq_recv(ucmd->ctx, ucmd->cmd);
 }
 
-static int dpusim_tm_create_qp_ioctl(struct dpusim_tm_ctx *ctx, void *cmd)
+static int dpusim_tm_post_send_ioctl(struct dpusim_tm_ucmd *ucmd)
 {
-	return dpusim_tm_create_qp(ctx, cmd);
-}
-
-static int dpusim_tm_destroy_qp_ioctl(struct dpusim_tm_ctx *ctx, void *cmd)
-{
-	struct dpusim_tm_destroy *d = cmd;
-
-	if (dpusim_tm_destroy_check(d))
-		return -EINVAL;
-	return dpusim_tm_destroy_qp(ctx, d->handle);
-}
-
-static int dpusim_tm_connect_ioctl(struct dpusim_tm_ctx *ctx, void *cmd)
-{
-	return dpusim_tm_connect(ctx, cmd);
-}
-
-static int dpusim_tm_post_srq_ops_ioctl(struct dpusim_tm_ctx *ctx, void *cmd)
-{
-	return dpusim_tm_post_srq_ops(ctx, cmd);
-}
-
-static int dpusim_tm_post_srq_recv_ioctl(struct dpusim_tm_ctx *ctx, void *cmd)
-{
-	return dpusim_tm_post_srq_recv(ctx, cmd);
-}
-
-static int dpusim_tm_post_send_ioctl(struct dpusim_tm_ctx *ctx, void *cmd)
-{
-	return dpusim_tm_post_send(ctx, cmd);
+	return dpusim_tm_post_send(ucmd->ctx, ucmd->cmd);
 }
 
 union dpusim_tm_ucmd_buffer {
@@ -254,111 +414,91 @@ union dpusim_tm_ucmd_buffer {
 };
 
 /*
- * @respond: what goes back to the user's struct: nothing, the struct on
- * success, or the struct always (posts: nr_done names the failing entry)
+ * Replies: a handler that has one writes it itself, with
+ * dpusim_tm_ucmd_respond() (a create before it publishes its object).
+ * @post: the call is a post, whose @nr_done goes back whatever happens
+ * (it names the failing entry).
  */
-enum { DPUSIM_TM_OUT_NONE, DPUSIM_TM_OUT_OK, DPUSIM_TM_OUT_ALWAYS };
-
 struct dpusim_tm_ioctl_op {
 	unsigned int size;
 	unsigned int min_size;
 	unsigned int ioctl_num;
-	unsigned int respond;
-	int (*execute)(struct dpusim_tm_ctx *ctx, void *cmd);
+	bool post;
+	int (*execute)(struct dpusim_tm_ucmd *ucmd);
 };
 
-#define TM_IOCTL_OP(_name, _fn, _struct, _last, _respond)		\
+#define TM_IOCTL_OP(_name, _fn, _struct, _last, _post)			\
 	[DPUSIM_CMD_TM_##_name - DPUSIM_TM_CMD_BASE] = {		\
 		.size = sizeof(_struct) +				\
 			BUILD_BUG_ON_ZERO(sizeof(union dpusim_tm_ucmd_buffer) < \
 					  sizeof(_struct)),		\
 		.min_size = offsetofend(_struct, _last),		\
 		.ioctl_num = DPUSIM_IOCTL_TM_##_name,			\
-		.respond = DPUSIM_TM_OUT_##_respond,			\
+		.post = _post,						\
 		.execute = _fn,						\
 	}
 
 static const struct dpusim_tm_ioctl_op dpusim_tm_ioctl_ops[] = {
 	TM_IOCTL_OP(QUERY, dpusim_tm_query, struct dpusim_tm_query,
-		    cap_flags, OK),
-	TM_IOCTL_OP(REG_MR, dpusim_tm_reg_mr_ioctl, struct dpusim_tm_reg_mr,
-		    __reserved, OK),
+		    cap_flags, false),
+	TM_IOCTL_OP(REG_MR, dpusim_tm_reg_mr, struct dpusim_tm_reg_mr,
+		    __reserved, false),
 	TM_IOCTL_OP(DEREG_MR, dpusim_tm_dereg_mr_ioctl,
-		    struct dpusim_tm_destroy, __reserved, NONE),
-	TM_IOCTL_OP(CREATE_CQ, dpusim_tm_create_cq_ioctl,
-		    struct dpusim_tm_create_cq, mmap_size, OK),
+		    struct dpusim_tm_destroy, __reserved, false),
+	TM_IOCTL_OP(CREATE_CQ, dpusim_tm_create_cq,
+		    struct dpusim_tm_create_cq, mmap_size, false),
 	TM_IOCTL_OP(DESTROY_CQ, dpusim_tm_destroy_cq_ioctl,
-		    struct dpusim_tm_destroy, __reserved, NONE),
-	TM_IOCTL_OP(CREATE_SRQ, dpusim_tm_create_srq_ioctl,
-		    struct dpusim_tm_create_srq, __reserved, OK),
+		    struct dpusim_tm_destroy, __reserved, false),
+	TM_IOCTL_OP(CREATE_SRQ, dpusim_tm_create_srq,
+		    struct dpusim_tm_create_srq, __reserved, false),
 	TM_IOCTL_OP(DESTROY_SRQ, dpusim_tm_destroy_srq_ioctl,
-		    struct dpusim_tm_destroy, __reserved, NONE),
-	TM_IOCTL_OP(CREATE_QP, dpusim_tm_create_qp_ioctl,
-		    struct dpusim_tm_create_qp, qp_num, OK),
+		    struct dpusim_tm_destroy, __reserved, false),
+	TM_IOCTL_OP(CREATE_QP, dpusim_tm_create_qp,
+		    struct dpusim_tm_create_qp, qp_num, false),
 	TM_IOCTL_OP(DESTROY_QP, dpusim_tm_destroy_qp_ioctl,
-		    struct dpusim_tm_destroy, __reserved, NONE),
+		    struct dpusim_tm_destroy, __reserved, false),
 	TM_IOCTL_OP(CONNECT, dpusim_tm_connect_ioctl,
-		    struct dpusim_tm_connect, srq_num, NONE),
+		    struct dpusim_tm_connect, srq_num, false),
 	TM_IOCTL_OP(POST_SRQ_OPS, dpusim_tm_post_srq_ops_ioctl,
-		    struct dpusim_tm_post, wrs, ALWAYS),
+		    struct dpusim_tm_post, wrs, true),
 	TM_IOCTL_OP(POST_SRQ_RECV, dpusim_tm_post_srq_recv_ioctl,
-		    struct dpusim_tm_post, wrs, ALWAYS),
+		    struct dpusim_tm_post, wrs, true),
 	TM_IOCTL_OP(POST_SEND, dpusim_tm_post_send_ioctl,
-		    struct dpusim_tm_post, wrs, ALWAYS),
+		    struct dpusim_tm_post, wrs, true),
 };
-
-/*
- * The objects a failed create made must not stay: the struct goes back
- * before the handle could be used, and a failed copy undoes the create.
- */
-static void dpusim_tm_undo_create(struct dpusim_tm_ctx *ctx, unsigned int nr,
-				  void *cmd)
-{
-	union dpusim_tm_ucmd_buffer *b = cmd;
-
-	switch (nr + DPUSIM_TM_CMD_BASE) {
-	case DPUSIM_CMD_TM_REG_MR:
-		dpusim_tm_dereg_mr(ctx, b->reg_mr.lkey);
-		break;
-	case DPUSIM_CMD_TM_CREATE_CQ:
-		dpusim_tm_destroy_cq(ctx, b->create_cq.handle, true);
-		break;
-	case DPUSIM_CMD_TM_CREATE_SRQ:
-		dpusim_tm_destroy_srq(ctx, b->create_srq.handle);
-		break;
-	case DPUSIM_CMD_TM_CREATE_QP:
-		dpusim_tm_destroy_qp(ctx, b->create_qp.handle);
-		break;
-	}
-}
 
 static long dpusim_tm_ioctl(struct file *filp, unsigned int cmd,
 			    unsigned long arg)
 {
-	struct dpusim_tm_ctx *ctx = filp->private_data;
-	void __user *ubuffer = (void __user *)arg;
-	const struct dpusim_tm_ioctl_op *op;
 	union dpusim_tm_ucmd_buffer buf;
+	struct dpusim_tm_ucmd ucmd = {
+		.ctx = filp->private_data,
+		.ubuffer = (void __user *)arg,
+		.cmd = &buf,
+	};
+	const struct dpusim_tm_ioctl_op *op;
 	u32 __user *nr_done;
 	unsigned int nr;
-	u32 user_size;
 	int ret;
 
 	nr = _IOC_NR(cmd);
 	if (_IOC_TYPE(cmd) != DPUSIM_TYPE || nr < DPUSIM_TM_CMD_BASE ||
 	    nr - DPUSIM_TM_CMD_BASE >= ARRAY_SIZE(dpusim_tm_ioctl_ops))
 		return -ENOTTY;
-	nr -= DPUSIM_TM_CMD_BASE;
-	op = &dpusim_tm_ioctl_ops[nr];
+	op = &dpusim_tm_ioctl_ops[nr - DPUSIM_TM_CMD_BASE];
 	if (op->ioctl_num != cmd)
 		return -ENOTTY;
 
-	ret = get_user(user_size, (u32 __user *)ubuffer);
+	ret = get_user(ucmd.user_size, (u32 __user *)ucmd.ubuffer);
 	if (ret)
 		return ret;
-	if (user_size < op->min_size)
+	if (ucmd.user_size < op->min_size)
 		return -EINVAL;
-	ret = copy_struct_from_user(&buf, op->size, ubuffer, user_size);
+	/* bounds copy_struct_from_user()'s scan of the tail, as clone3's */
+	if (ucmd.user_size > DPUSIM_UCMD_MAX_SIZE)
+		return -E2BIG;
+	ret = copy_struct_from_user(&buf, op->size, ucmd.ubuffer,
+				    ucmd.user_size);
 	if (ret)
 		return ret;
 
@@ -367,28 +507,20 @@ static long dpusim_tm_ioctl(struct file *filp, unsigned int cmd,
 	 * struct that cannot be written fails before anything is carried
 	 * out.
 	 */
-	nr_done = &((struct dpusim_tm_post __user *)ubuffer)->nr_done;
-	if (op->respond == DPUSIM_TM_OUT_ALWAYS)
+	nr_done = &((struct dpusim_tm_post __user *)ucmd.ubuffer)->nr_done;
+	if (op->post)
 		buf.post.nr_done = 0;
-	if (atomic_xchg(&ctx->overrun, 0)) {
+	if (atomic_xchg(&ucmd.ctx->overrun, 0)) {
 		ret = -EOVERFLOW;	/* a CQ of the context overran */
 	} else {
-		if (op->respond == DPUSIM_TM_OUT_ALWAYS && put_user(0, nr_done))
+		if (op->post && put_user(0, nr_done))
 			return -EFAULT;
-		ret = op->execute(ctx, &buf);
+		ret = op->execute(&ucmd);
 	}
 	if (ret == -EOVERFLOW)
-		atomic_set(&ctx->overrun, 0);	/* reported now */
-	if (op->respond == DPUSIM_TM_OUT_ALWAYS) {
-		if (put_user(buf.post.nr_done, nr_done))
-			ret = -EFAULT;
-	} else if (op->respond == DPUSIM_TM_OUT_OK && !ret) {
-		if (copy_to_user(ubuffer, &buf,
-				 min_t(size_t, user_size, op->size))) {
-			dpusim_tm_undo_create(ctx, nr, &buf);
-			ret = -EFAULT;
-		}
-	}
+		atomic_set(&ucmd.ctx->overrun, 0);	/* reported now */
+	if (op->post && put_user(buf.post.nr_done, nr_done))
+		ret = -EFAULT;
 	return ret;
 }
 
@@ -476,6 +608,22 @@ static ssize_t pinned_pages_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(pinned_pages);
 
+static ssize_t charged_pages_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%ld\n",
+			  atomic_long_read(&to_tm(dev)->charged_pages));
+}
+static DEVICE_ATTR_RO(charged_pages);
+
+static ssize_t posted_bufs_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%ld\n",
+			  atomic_long_read(&to_tm(dev)->posted_bufs));
+}
+static DEVICE_ATTR_RO(posted_bufs);
+
 static struct attribute *dpusim_tm_attrs[] = {
 	&dev_attr_messages.attr,
 	&dev_attr_matches.attr,
@@ -489,6 +637,8 @@ static struct attribute *dpusim_tm_attrs[] = {
 	&dev_attr_contexts.attr,
 	&dev_attr_mrs.attr,
 	&dev_attr_pinned_pages.attr,
+	&dev_attr_charged_pages.attr,
+	&dev_attr_posted_bufs.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(dpusim_tm);
@@ -500,6 +650,8 @@ static void dpusim_tm_dev_release(struct device *dev)
 	xa_destroy(&tm->mrs);
 	xa_destroy(&tm->srqs);
 	xa_destroy(&tm->qps);
+	xa_destroy(&tm->users);
+	mutex_destroy(&tm->users_lock);
 	kfree(tm);
 }
 
@@ -520,6 +672,8 @@ int dpusim_tm_create(dev_t devt)
 	xa_init_flags(&tm->mrs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&tm->srqs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&tm->qps, XA_FLAGS_ALLOC1);
+	xa_init(&tm->users);
+	mutex_init(&tm->users_lock);
 	device_initialize(&tm->dev);
 	tm->dev.class = &dpusim_class;
 	tm->dev.devt = devt;

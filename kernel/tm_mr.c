@@ -174,8 +174,59 @@ out_fput:
 	return ret;
 }
 
-int dpusim_tm_reg_mr(struct dpusim_tm_ctx *ctx, struct dpusim_tm_reg_mr *cmd)
+/*
+ * Reserve @mr's key: module wide (cyclic, never 0) and in the context's
+ * table, counted against DPUSIM_TM_MAX_MR.
+ */
+static int dpusim_tm_mr_reserve(struct dpusim_tm_ctx *ctx,
+				struct dpusim_tm_mr *mr)
 {
+	struct dpusim_tm_dev *tm = ctx->tm;
+	int ret;
+
+	mutex_lock(&ctx->lock);
+	if (ctx->nr_mrs >= DPUSIM_TM_MAX_MR) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	ret = dpusim_tm_num_reserve(&tm->mrs, xa_limit_32b, &tm->next_mr,
+				    &mr->key);
+	if (ret)
+		goto out;
+	ret = xa_insert(&ctx->mrs, mr->key, NULL, GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		xa_release(&tm->mrs, mr->key);
+		goto out;
+	}
+	ctx->nr_mrs++;
+out:
+	mutex_unlock(&ctx->lock);
+	return ret;
+}
+
+static void dpusim_tm_mr_abort(struct dpusim_tm_ctx *ctx, u32 key)
+{
+	mutex_lock(&ctx->lock);
+	xa_release(&ctx->mrs, key);
+	xa_release(&ctx->tm->mrs, key);
+	ctx->nr_mrs--;
+	mutex_unlock(&ctx->lock);
+}
+
+/* Key first (found by rkey), then the context's table (found by DEREG) */
+static void dpusim_tm_mr_finalize(struct dpusim_tm_ctx *ctx,
+				  struct dpusim_tm_mr *mr, u32 key)
+{
+	xa_store(&ctx->tm->mrs, key, mr, GFP_KERNEL);
+	mutex_lock(&ctx->lock);
+	xa_store(&ctx->mrs, key, mr, GFP_KERNEL);
+	mutex_unlock(&ctx->lock);
+}
+
+int dpusim_tm_reg_mr(struct dpusim_tm_ucmd *ucmd)
+{
+	struct dpusim_tm_reg_mr *cmd = ucmd->cmd;
+	struct dpusim_tm_ctx *ctx = ucmd->ctx;
 	struct dpusim_tm_dev *tm = ctx->tm;
 	bool mram = cmd->flags & DPUSIM_TM_MR_MRAM;
 	struct dpusim_tm_mr *mr;
@@ -209,31 +260,19 @@ int dpusim_tm_reg_mr(struct dpusim_tm_ctx *ctx, struct dpusim_tm_reg_mr *cmd)
 		     dpusim_tm_mr_pin(mr, cmd->addr, cmd->length);
 	if (ret)
 		goto err_put;
-
-	mutex_lock(&ctx->lock);
-	if (ctx->nr_mrs >= DPUSIM_TM_MAX_MR) {
-		ret = -ENOSPC;
-		goto err_unlock;
-	}
-	ret = xa_alloc_cyclic(&tm->mrs, &mr->key, mr, xa_limit_32b,
-			      &tm->next_mr, GFP_KERNEL_ACCOUNT);
-	if (ret < 0)
-		goto err_unlock;
-	ret = xa_insert(&ctx->mrs, mr->key, mr, GFP_KERNEL_ACCOUNT);
-	if (ret) {
-		xa_erase(&tm->mrs, mr->key);
-		goto err_unlock;
-	}
-	ctx->nr_mrs++;
-	mutex_unlock(&ctx->lock);
+	ret = dpusim_tm_mr_reserve(ctx, mr);
+	if (ret)
+		goto err_put;
 	cmd->lkey = mr->key;
 	cmd->rkey = mr->key;
+	ret = dpusim_tm_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret) {
+		dpusim_tm_mr_abort(ctx, mr->key);
+		goto err_put;
+	}
+	dpusim_tm_mr_finalize(ctx, mr, cmd->lkey);
 	return 0;
 
-err_unlock:
-	mutex_unlock(&ctx->lock);
-	if (ret == -EBUSY)
-		ret = -ENOSPC;
 err_put:
 	dpusim_tm_mr_put(mr);
 	return ret;

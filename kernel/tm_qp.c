@@ -31,9 +31,10 @@ static void dpusim_tm_qp_put(struct dpusim_tm_qp *qp)
 	kref_put(&qp->ref, dpusim_tm_qp_free);
 }
 
-int dpusim_tm_create_qp(struct dpusim_tm_ctx *ctx,
-			struct dpusim_tm_create_qp *cmd)
+int dpusim_tm_create_qp(struct dpusim_tm_ucmd *ucmd)
 {
+	struct dpusim_tm_create_qp *cmd = ucmd->cmd;
+	struct dpusim_tm_ctx *ctx = ucmd->ctx;
 	struct dpusim_tm_dev *tm = ctx->tm;
 	struct dpusim_tm_qp *qp;
 	int ret;
@@ -50,18 +51,39 @@ int dpusim_tm_create_qp(struct dpusim_tm_ctx *ctx,
 	qp->tm = tm;
 	qp->ctx = ctx;
 	qp->max_sge = cmd->max_sge;
-
-	ret = dpusim_tm_ctx_add(ctx, cmd->cq_handle, &qp->cq, &ctx->qps,
-				DPUSIM_TM_MAX_QP, &qp->handle, &tm->qps,
-				&tm->next_qp, &qp->num, qp);
-	if (ret) {
-		mutex_destroy(&qp->lock);
-		kfree(qp);
-		return ret;
+	/* the send path looks QPs up under RCU and uses @cq at once */
+	qp->cq = dpusim_tm_cq_use(ctx, cmd->cq_handle);
+	if (!qp->cq) {
+		ret = -ENOENT;
+		goto err_free;
 	}
+	ret = dpusim_tm_obj_reserve(ctx, &ctx->qps, DPUSIM_TM_MAX_QP,
+				    &qp->handle);
+	if (ret)
+		goto err_unuse;
+	ret = dpusim_tm_num_reserve(&tm->qps, xa_limit_31b, &tm->next_qp,
+				    &qp->num);
+	if (ret)
+		goto err_abort;
 	cmd->handle = qp->handle;
 	cmd->qp_num = qp->num;
+	ret = dpusim_tm_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret)
+		goto err_release;
+	xa_store(&tm->qps, cmd->qp_num, qp, GFP_KERNEL);
+	dpusim_tm_obj_finalize(ctx, &ctx->qps, cmd->handle, qp);
 	return 0;
+
+err_release:
+	xa_release(&tm->qps, qp->num);
+err_abort:
+	dpusim_tm_obj_abort(ctx, &ctx->qps, qp->handle);
+err_unuse:
+	dpusim_tm_cq_unuse(qp->cq);
+err_free:
+	mutex_destroy(&qp->lock);
+	kfree(qp);
+	return ret;
 }
 
 /**
@@ -70,7 +92,9 @@ int dpusim_tm_create_qp(struct dpusim_tm_ctx *ctx,
  * @handle: the QP
  *
  * Waits for a send under way; ends the connection (the SRQ's CQ gets a
- * flush completion naming the QP).
+ * flush completion naming the QP).  The QP is dead from then on: a
+ * CONNECT or a send that still holds a reference finds it so under
+ * qp->lock and fails with -ENOENT.
  *
  * Return: 0 or -ENOENT.
  */
@@ -79,13 +103,12 @@ int dpusim_tm_destroy_qp(struct dpusim_tm_ctx *ctx, u32 handle)
 	struct dpusim_tm_srq *srq;
 	struct dpusim_tm_qp *qp;
 
-	mutex_lock(&ctx->lock);
-	qp = xa_erase(&ctx->qps, handle);
-	mutex_unlock(&ctx->lock);
+	qp = dpusim_tm_obj_unpublish(ctx, &ctx->qps, handle);
 	if (!qp)
 		return -ENOENT;
 
 	mutex_lock(&qp->lock);
+	qp->dead = true;
 	srq = qp->srq;
 	if (srq) {
 		mutex_lock(&srq->lock);
@@ -102,7 +125,7 @@ int dpusim_tm_destroy_qp(struct dpusim_tm_ctx *ctx, u32 handle)
 	mutex_unlock(&qp->lock);
 	xa_erase(&ctx->tm->qps, qp->num);
 	atomic_dec(&qp->cq->users);
-	dpusim_tm_qp_put(qp);
+	dpusim_tm_qp_put(qp);	/* the table's reference */
 	return 0;
 }
 
@@ -148,6 +171,10 @@ int dpusim_tm_connect(struct dpusim_tm_ctx *ctx, struct dpusim_tm_connect *cmd)
 	}
 
 	mutex_lock(&qp->lock);
+	if (qp->dead) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
 	if (qp->srq) {
 		ret = -EISCONN;
 		goto out_unlock;
@@ -467,7 +494,9 @@ int dpusim_tm_post_send(struct dpusim_tm_ctx *ctx, struct dpusim_tm_post *cmd)
 	if (!qp)
 		return -ENOENT;
 	mutex_lock(&qp->lock);
-	if (!qp->srq)
+	if (qp->dead)
+		ret = -ENOENT;
+	else if (!qp->srq)
 		ret = -ENOTCONN;
 	for (; !ret && i < cmd->nr_wr; i++) {
 		ret = dpusim_tm_send_wr_get(&wr, &uwrs[i]);

@@ -19,14 +19,22 @@
 #include "tm.h"
 #include "trace.h"
 
+static void dpusim_tm_entry_drop(struct dpusim_tm_entry *e)
+{
+	dpusim_tm_sgl_put(e->sgl);
+	kfree(e);
+}
+
 static void dpusim_tm_srq_free(struct kref *ref)
 {
 	struct dpusim_tm_srq *srq = container_of(ref, struct dpusim_tm_srq,
 						 ref);
 
 	xa_destroy(&srq->qps);
-	if (srq->cq)
-		dpusim_tm_cq_put(srq->cq);
+	/* a create that failed: destroy never ran (the list is empty) */
+	if (!srq->dead)
+		dpusim_tm_list_fini(&srq->list, dpusim_tm_entry_drop);
+	dpusim_tm_uncharge(srq->tm, srq->mm, srq->charged);
 	mutex_destroy(&srq->lock);
 	kfree(srq);
 }
@@ -36,17 +44,31 @@ void dpusim_tm_srq_put(struct dpusim_tm_srq *srq)
 	kref_put(&srq->ref, dpusim_tm_srq_free);
 }
 
-static void dpusim_tm_entry_drop(struct dpusim_tm_entry *e)
-{
-	dpusim_tm_sgl_put(e->sgl);
-	kfree(e);
-}
-
 static void dpusim_tm_rbuf_drop(struct dpusim_tm_rbuf *rb)
 {
 	list_del(&rb->node);
 	dpusim_tm_sgl_put(rb->sgl);
 	kfree(rb);
+}
+
+/*
+ * A posted buffer is done with (consumed, deleted, or its post failed):
+ * it no longer counts against its user.  srq->lock held, @srq not dead,
+ * so its context (and its user) is alive.
+ */
+static void dpusim_tm_srq_entry_done(struct dpusim_tm_srq *srq,
+				     struct dpusim_tm_entry *e)
+{
+	dpusim_tm_entry_drop(e);
+	dpusim_tm_bufs_uncharge(srq->ctx, 1);
+}
+
+static void dpusim_tm_srq_rbuf_done(struct dpusim_tm_srq *srq,
+				    struct dpusim_tm_rbuf *rb)
+{
+	dpusim_tm_rbuf_drop(rb);
+	srq->nr_rbufs--;
+	dpusim_tm_bufs_uncharge(srq->ctx, 1);
 }
 
 /* A completion of the SRQ's CQ: its number, and SYNC_REQ if due. */
@@ -82,9 +104,51 @@ void dpusim_tm_srq_flush_cqe(struct dpusim_tm_cq *cq, u32 qp_num, u32 src_qp,
 		dpusim_tm_cq_push(cq, &c);
 }
 
-int dpusim_tm_create_srq(struct dpusim_tm_ctx *ctx,
-			 struct dpusim_tm_create_srq *cmd)
+/* An SRQ built from @cmd, charged, not yet in any table */
+static struct dpusim_tm_srq *
+dpusim_tm_srq_alloc(struct dpusim_tm_ctx *ctx,
+		    const struct dpusim_tm_create_srq *cmd)
 {
+	struct dpusim_tm_srq *srq;
+	unsigned long npages;
+	int ret;
+
+	srq = kzalloc(sizeof(*srq), GFP_KERNEL_ACCOUNT);
+	if (!srq)
+		return ERR_PTR(-ENOMEM);
+	ret = dpusim_tm_list_init(&srq->list, cmd->max_num_tags);
+	if (ret) {
+		kfree(srq);
+		return ERR_PTR(ret);
+	}
+	/* the list's two hash tables, held as long as the SRQ */
+	npages = DIV_ROUND_UP((sizeof(*srq->list.buckets) +
+			       sizeof(*srq->list.handles)) <<
+			      srq->list.hash_bits, PAGE_SIZE);
+	ret = dpusim_tm_charge(ctx->tm, &srq->mm, npages);
+	if (ret) {
+		dpusim_tm_list_fini(&srq->list, dpusim_tm_entry_drop);
+		kfree(srq);
+		return ERR_PTR(ret);
+	}
+	srq->charged = npages;
+	kref_init(&srq->ref);
+	mutex_init(&srq->lock);
+	INIT_LIST_HEAD(&srq->rbufs);
+	xa_init(&srq->qps);
+	srq->tm = ctx->tm;
+	srq->ctx = ctx;
+	srq->uid = ctx->uid;
+	srq->max_ops = cmd->max_ops;
+	srq->max_wr = cmd->max_wr;
+	srq->max_sge = cmd->max_sge;
+	return srq;
+}
+
+int dpusim_tm_create_srq(struct dpusim_tm_ucmd *ucmd)
+{
+	struct dpusim_tm_create_srq *cmd = ucmd->cmd;
+	struct dpusim_tm_ctx *ctx = ucmd->ctx;
 	struct dpusim_tm_dev *tm = ctx->tm;
 	struct dpusim_tm_srq *srq;
 	int ret;
@@ -99,38 +163,40 @@ int dpusim_tm_create_srq(struct dpusim_tm_ctx *ctx,
 	    cmd->max_sge > DPUSIM_TM_MAX_SGE)
 		return -E2BIG;
 
-	srq = kzalloc(sizeof(*srq), GFP_KERNEL_ACCOUNT);
-	if (!srq)
-		return -ENOMEM;
-	ret = dpusim_tm_list_init(&srq->list, cmd->max_num_tags);
-	if (ret) {
-		kfree(srq);
-		return ret;
+	srq = dpusim_tm_srq_alloc(ctx, cmd);
+	if (IS_ERR(srq))
+		return PTR_ERR(srq);
+	srq->cq = dpusim_tm_cq_use(ctx, cmd->cq_handle);
+	if (!srq->cq) {
+		ret = -ENOENT;
+		goto err_free;
 	}
-	kref_init(&srq->ref);
-	mutex_init(&srq->lock);
-	INIT_LIST_HEAD(&srq->rbufs);
-	xa_init(&srq->qps);
-	srq->tm = tm;
-	srq->ctx = ctx;
-	srq->uid = ctx->uid;
-	srq->max_ops = cmd->max_ops;
-	srq->max_wr = cmd->max_wr;
-	srq->max_sge = cmd->max_sge;
-
-	ret = dpusim_tm_ctx_add(ctx, cmd->cq_handle, &srq->cq, &ctx->srqs,
-				DPUSIM_TM_MAX_SRQ, &srq->handle, &tm->srqs,
-				&tm->next_srq, &srq->num, srq);
+	ret = dpusim_tm_obj_reserve(ctx, &ctx->srqs, DPUSIM_TM_MAX_SRQ,
+				    &srq->handle);
 	if (ret)
-		goto err;
+		goto err_unuse;
+	ret = dpusim_tm_num_reserve(&tm->srqs, xa_limit_31b, &tm->next_srq,
+				    &srq->num);
+	if (ret)
+		goto err_abort;
 	cmd->handle = srq->handle;
 	cmd->srq_num = srq->num;
+	ret = dpusim_tm_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret)
+		goto err_release;
+	xa_store(&tm->srqs, cmd->srq_num, srq, GFP_KERNEL);
+	dpusim_tm_obj_finalize(ctx, &ctx->srqs, cmd->handle, srq);
 	return 0;
 
-err:
-	dpusim_tm_list_fini(&srq->list, dpusim_tm_entry_drop);
-	mutex_destroy(&srq->lock);
-	kfree(srq);
+err_release:
+	xa_release(&tm->srqs, srq->num);
+err_abort:
+	dpusim_tm_obj_abort(ctx, &ctx->srqs, srq->handle);
+err_unuse:
+	dpusim_tm_cq_unuse(srq->cq);
+	srq->cq = NULL;
+err_free:
+	dpusim_tm_srq_put(srq);
 	return ret;
 }
 
@@ -152,20 +218,23 @@ int dpusim_tm_destroy_srq(struct dpusim_tm_ctx *ctx, u32 handle)
 	struct dpusim_tm_qp *qp;
 	unsigned long idx;
 
-	mutex_lock(&ctx->lock);
-	srq = xa_erase(&ctx->srqs, handle);
-	mutex_unlock(&ctx->lock);
+	srq = dpusim_tm_obj_unpublish(ctx, &ctx->srqs, handle);
 	if (!srq)
 		return -ENOENT;
 	xa_erase(&ctx->tm->srqs, srq->num);
 
 	mutex_lock(&srq->lock);
 	srq->dead = true;
+	/*
+	 * A QP is in @qps only while it is connected and alive: its destroy
+	 * takes it out under this lock before it lets go of it.
+	 */
 	xa_for_each(&srq->qps, idx, qp) {
 		qp->reset = true;
 		dpusim_tm_srq_flush_cqe(qp->cq, qp->num, srq->num, 0);
 		xa_erase(&srq->qps, idx);
 	}
+	dpusim_tm_bufs_uncharge(srq->ctx, srq->list.nr + srq->nr_rbufs);
 	dpusim_tm_list_fini(&srq->list, dpusim_tm_entry_drop);
 	list_for_each_entry_safe(rb, tmp, &srq->rbufs, node)
 		dpusim_tm_rbuf_drop(rb);
@@ -178,9 +247,8 @@ int dpusim_tm_destroy_srq(struct dpusim_tm_ctx *ctx, u32 handle)
 	srq->cq = NULL;
 	mutex_unlock(&srq->lock);
 
-	atomic_dec(&cq->users);
-	dpusim_tm_cq_put(cq);
-	dpusim_tm_srq_put(srq);
+	dpusim_tm_cq_unuse(cq);
+	dpusim_tm_srq_put(srq);	/* the table's reference */
 	return 0;
 }
 
@@ -263,6 +331,11 @@ static int dpusim_tm_srq_op(struct dpusim_tm_ctx *ctx,
 		e->mask = wr.mask;
 		e->wr_id = wr.recv_wr_id;
 		e->sgl = sgl;
+		ret = dpusim_tm_bufs_charge(srq->ctx, 1);
+		if (ret) {
+			dpusim_tm_entry_drop(e);
+			return ret;
+		}
 		c.opcode = DPUSIM_TM_WC_TM_ADD;
 		break;
 	case DPUSIM_TM_WR_TAG_DEL:
@@ -282,7 +355,7 @@ static int dpusim_tm_srq_op(struct dpusim_tm_ctx *ctx,
 	ret = dpusim_tm_cq_reserve(srq->cq, need);
 	if (ret) {
 		if (wr.opcode == DPUSIM_TM_WR_TAG_ADD)
-			dpusim_tm_entry_drop(e);
+			dpusim_tm_srq_entry_done(srq, e);
 		return ret;
 	}
 	dpusim_tm_sync_save(&srq->list, &saved);
@@ -299,7 +372,7 @@ static int dpusim_tm_srq_op(struct dpusim_tm_ctx *ctx,
 		if (ret) {
 			dpusim_tm_sync_restore(&srq->list, &saved);
 			dpusim_tm_cq_unreserve(srq->cq, need);
-			dpusim_tm_entry_drop(e);
+			dpusim_tm_srq_entry_done(srq, e);
 			return ret;
 		}
 		c.handle = e->handle;
@@ -307,7 +380,7 @@ static int dpusim_tm_srq_op(struct dpusim_tm_ctx *ctx,
 	case DPUSIM_TM_WR_TAG_DEL:
 		if (e) {
 			dpusim_tm_list_remove(&srq->list, e);
-			dpusim_tm_entry_drop(e);
+			dpusim_tm_srq_entry_done(srq, e);
 		} else {
 			c.status = DPUSIM_TM_WC_TM_ERR;
 		}
@@ -419,6 +492,12 @@ int dpusim_tm_post_srq_recv(struct dpusim_tm_ctx *ctx,
 			kfree(rb);
 			break;
 		}
+		ret = dpusim_tm_bufs_charge(srq->ctx, 1);
+		if (ret) {
+			dpusim_tm_sgl_put(rb->sgl);
+			kfree(rb);
+			break;
+		}
 		rb->wr_id = wr.wr_id;
 		list_add_tail(&rb->node, &srq->rbufs);
 		srq->nr_rbufs++;
@@ -490,7 +569,7 @@ static int dpusim_tm_srq_rndv(struct dpusim_tm_srq *srq,
 		trace_dpusim_tm_match(srq->num, c.tag, c.handle, len, true);
 		dpusim_tm_srq_cqe(srq, &c);
 		dpusim_tm_cq_push(srq->cq, &c);
-		dpusim_tm_entry_drop(e);
+		dpusim_tm_srq_entry_done(srq, e);
 		return 0;
 	}
 
@@ -525,7 +604,7 @@ static int dpusim_tm_srq_rndv(struct dpusim_tm_srq *srq,
 	dpusim_tm_cq_push(qp->cq, &fin);
 	if (!ret)
 		trace_dpusim_tm_fin(qp->num);
-	dpusim_tm_entry_drop(e);
+	dpusim_tm_srq_entry_done(srq, e);
 	return 0;
 }
 
@@ -598,7 +677,7 @@ int dpusim_tm_srq_deliver(struct dpusim_tm_srq *srq, struct dpusim_tm_qp *qp,
 		dpusim_tm_srq_cqe(srq, &c);
 		dpusim_tm_cq_push(srq->cq, &c);
 		dpusim_tm_list_remove(&srq->list, e);
-		dpusim_tm_entry_drop(e);
+		dpusim_tm_srq_entry_done(srq, e);
 		atomic64_inc(&st->matches);
 		atomic64_add(n, &st->bytes);
 	} else {
@@ -630,8 +709,7 @@ int dpusim_tm_srq_deliver(struct dpusim_tm_srq *srq, struct dpusim_tm_qp *qp,
 		}
 		dpusim_tm_srq_cqe(srq, &c);
 		dpusim_tm_cq_push(srq->cq, &c);
-		dpusim_tm_rbuf_drop(rb);
-		srq->nr_rbufs--;
+		dpusim_tm_srq_rbuf_done(srq, rb);
 		atomic64_add(n, &st->bytes);
 	}
 	atomic64_inc(&st->messages);

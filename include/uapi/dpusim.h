@@ -833,7 +833,14 @@ struct dpusim_stream_cmd {
  *   EBUSY      destroying a CQ that an SRQ or QP still uses
  *   ENOMEM     also: max_num_tags or max_ops exceeded (the call's
  *              @nr_done names the first operation not carried out)
- *   ENOSPC     a per-context object limit (DPUSIM_TM_MAX_*) is reached
+ *   ENOSPC     a per-context object limit (DPUSIM_TM_MAX_*) is reached;
+ *              or a tagged or untagged buffer posted beyond what one
+ *              user's SRQs may hold together (module parameter
+ *              tm_user_bufs, default 65536)
+ *   ENOMEM     also: a CQ's ring or an SRQ's tag tables would take the
+ *              caller's pinned memory (mm->pinned_vm: these pages, the
+ *              regions' and the transfers' pinned pages) over
+ *              RLIMIT_MEMLOCK (without CAP_IPC_LOCK)
  *   EACCES     connecting to an SRQ of another user; a region's access
  *              flags do not allow the use
  *   EISCONN    the QP is already connected
@@ -1104,6 +1111,9 @@ struct dpusim_tm_cqe {
  * @handle: out
  * @mmap_offset: out, where to mmap the ring on the context's fd
  * @mmap_size: out, the size to map (exactly)
+ *
+ * The ring's pages are charged to the caller's RLIMIT_MEMLOCK as pinned
+ * memory until the CQ and its last mapping are gone (ENOMEM above it).
  */
 struct dpusim_tm_create_cq {
 	__u32 size;
@@ -1128,6 +1138,10 @@ struct dpusim_tm_create_cq {
  * @handle: out
  * @srq_num: out, module-wide number QPs connect to
  * @__reserved: must be 0
+ *
+ * The tag list's tables (24 bytes per tag of @max_num_tags rounded up to
+ * a power of two) are charged to the caller's RLIMIT_MEMLOCK as pinned
+ * memory while the SRQ lives (ENOMEM above it).
  */
 struct dpusim_tm_create_srq {
 	__u32 size;
@@ -1352,7 +1366,9 @@ struct dpusim_tm_send_wr {
  * malformed work request (unknown opcode or flag, non-zero reserved
  * field, more sg entries than the object's max_sge, an lkey that is not
  * one of the context's regions or a range outside it) is EINVAL.  More
- * untagged buffers than the SRQ's max_wr is ENOMEM.  The kernel writes
+ * untagged buffers than the SRQ's max_wr is ENOMEM; a buffer (tagged or
+ * untagged) beyond the tm_user_bufs that the SRQs of one effective uid
+ * hold together is ENOSPC.  The kernel writes
  * back only @nr_done, with put_user(): first 0, before anything is
  * carried out (a struct that cannot be written fails with EFAULT and
  * changes nothing), then the final count.

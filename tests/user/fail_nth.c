@@ -2820,13 +2820,15 @@ struct tm_path {
 	void (*undo)(struct tmc *t);	/* after a success: back to the start */
 };
 
-struct tm_state { long long mrs, contexts, pinned; long vmpin; };
+struct tm_state { long long mrs, contexts, pinned, charged, bufs; long vmpin; };
 
 static void tm_state(struct tm_state *s)
 {
 	s->mrs = sysfs_tm_attr("mrs");
 	s->contexts = sysfs_tm_attr("contexts");
 	s->pinned = sysfs_tm_attr("pinned_pages");
+	s->charged = sysfs_tm_attr("charged_pages");
+	s->bufs = sysfs_tm_attr("posted_bufs");
 	s->vmpin = proc_status_kb("VmPin:");
 }
 
@@ -3060,6 +3062,8 @@ static int tm_run_once(struct __test_metadata *_metadata, const struct tm_path *
 		EXPECT_EQ(before.mrs, after.mrs) TH_LOG("n=%u: mrs", n);
 		EXPECT_EQ(before.contexts, after.contexts) TH_LOG("n=%u: contexts", n);
 		EXPECT_EQ(before.pinned, after.pinned) TH_LOG("n=%u: pinned_pages", n);
+		EXPECT_EQ(before.charged, after.charged) TH_LOG("n=%u: charged_pages", n);
+		EXPECT_EQ(before.bufs, after.bufs) TH_LOG("n=%u: posted_bufs", n);
 		EXPECT_EQ(before.vmpin, after.vmpin) TH_LOG("n=%u: VmPin", n);
 		if (t->cq.ring)
 			EXPECT_EQ(prod, t->cq.ring->producer)
@@ -3082,6 +3086,8 @@ static int tm_run_once(struct __test_metadata *_metadata, const struct tm_path *
 	EXPECT_EQ(base->mrs, after.mrs) TH_LOG("n=%u: mrs after close", n);
 	EXPECT_EQ(base->contexts, after.contexts) TH_LOG("n=%u: contexts after close", n);
 	EXPECT_EQ(base->pinned, after.pinned) TH_LOG("n=%u: pinned_pages after close", n);
+	EXPECT_EQ(base->charged, after.charged) TH_LOG("n=%u: charged_pages after close", n);
+	EXPECT_EQ(base->bufs, after.bufs) TH_LOG("n=%u: posted_bufs after close", n);
 	EXPECT_EQ(base->vmpin, after.vmpin) TH_LOG("n=%u: VmPin after close", n);
 	return fired;
 }
