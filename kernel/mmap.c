@@ -230,8 +230,16 @@ static int dpusim_window_mmap(struct dpusim_worker *w,
 	w->win_mm = vma->vm_mm;
 	w->win_start = vma->vm_start;
 	mutex_unlock(&w->win_lock);
-	dpusim_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP |
-			    VM_DONTCOPY);
+	/*
+	 * No copy at fork, not even at the caller's request: FINISH empties
+	 * the worker's own window only, so a child's copy would keep the
+	 * DPU's pages after the worker let it go.  VM_DONTCOPY alone yields
+	 * to madvise(MADV_DOFORK); VM_IO is what makes that EINVAL (the
+	 * flags remap_pfn_range() sets; the window, already VM_PFNMAP, can
+	 * neither be pinned nor mlocked nor dumped either way).
+	 */
+	dpusim_vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND |
+			    VM_DONTDUMP | VM_DONTCOPY);
 	vma->vm_ops = &dpusim_window_vm_ops;
 	vma->vm_private_data = w;
 	return 0;

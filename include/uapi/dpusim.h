@@ -318,7 +318,9 @@ struct dpusim_sync {
  * touch.  While the worker holds no DPU, and past either memory, an
  * access gets SIGBUS.  One window per worker file (a second: EBUSY); it
  * can be neither moved (mremap) nor split (munmap or mprotect of a part):
- * EINVAL.  Offset DPUSIM_MMAP_WINDOW of the rank file: EINVAL.
+ * EINVAL.  A child forked by the worker never has it, and
+ * madvise(MADV_DOFORK) on it is EINVAL.  Offset DPUSIM_MMAP_WINDOW of the
+ * rank file: EINVAL.
  */
 #define DPUSIM_MMAP_WINDOW	DPUSIM_MMAP_MRAM(0xffffffffU)
 #define DPUSIM_WINDOW_MRAM	(1ULL << 25)

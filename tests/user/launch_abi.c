@@ -1237,6 +1237,69 @@ TEST_F(launch, window_not_inherited)
 	EXPECT_EQ(0, finish(self->wfd[0], 10, 0, NULL));
 }
 
+/*
+ * Not even at the caller's request: MADV_DOFORK cannot take VM_DONTCOPY
+ * off the window (the child's copy would keep the DPU's pages after
+ * FINISH took the DPU away: FINISH empties the worker's window only).
+ */
+TEST_F(launch, window_dofork_einval)
+{
+	self->wfd[0] = worker_open(self->fd);
+	ASSERT_LE(0, self->wfd[0]);
+	self->win = window_map(self->wfd[0]);
+	ASSERT_NE(MAP_FAILED, self->win);
+	EXPECT_ERRNO(EINVAL, madvise(self->win, DPUSIM_WINDOW_SIZE, MADV_DOFORK));
+}
+
+/*
+ * The same end to end: whatever MADV_DOFORK answered, a child forked while
+ * the worker holds a DPU, once FINISH took it away, has no window
+ * (SIGSEGV) or one that shows nothing (SIGBUS); it never reads the DPU.
+ */
+TEST_F(launch, window_dofork_child_sees_nothing)
+{
+	uint32_t val = 0x5ec0de15;
+	struct dpusim_worker_claim c;
+	int go[2], st;
+	uint8_t b = 0;
+	pid_t pid;
+
+	ASSERT_EQ(0, xfer_one(self->fd, 21, DPUSIM_XFER_WRAM, 0, &val, 4));
+	self->wfd[0] = worker_open(self->fd);
+	ASSERT_LE(0, self->wfd[0]);
+	self->win = window_map(self->wfd[0]);
+	ASSERT_NE(MAP_FAILED, self->win);
+	madvise(self->win, DPUSIM_WINDOW_SIZE, MADV_DOFORK);	/* refused? */
+	ASSERT_EQ(0, do_launch(self->fd, 21, 1));
+	ASSERT_EQ(0, claim(self->wfd[0], 0, &c));
+	ASSERT_EQ(21, c.dpu);
+	EXPECT_EQ(val, *(volatile uint32_t *)self->win);
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &b, 1) != 1)	/* the worker finished */
+			_exit(9);
+		switch (touch(self->win, 0, &b)) {
+		case SIGSEGV:
+		case SIGBUS:
+			_exit(0);
+		case 0:		/* the DPU's first byte, 0x15: read */
+			_exit(b == 0x15 ? 10 : 11);
+		default:
+			_exit(12);
+		}
+	}
+	close(go[0]);
+	EXPECT_EQ(0, finish(self->wfd[0], 21, 0, NULL));
+	EXPECT_EQ(1, write(go[1], "", 1));
+	close(go[1]);
+	st = child_exit_status(pid);
+	EXPECT_EQ(0, st) TH_LOG("%s", st == 10 ? "the child read the DPU's WRAM" :
+				st == 11 ? "the child read a byte" : "");
+}
+
 struct toucher {
 	volatile uint8_t *win;
 	volatile int stop;
