@@ -562,9 +562,12 @@ int dpusim_async_status_mmap(struct dpusim_rank *rank,
 /* ioctl.c */
 
 /*
- * The largest struct size a caller may pass (-E2BIG above): it bounds
- * copy_struct_from_user()'s scan of a longer struct's tail for non-zero
- * bytes, as openat2, clone3 and bpf bound theirs.
+ * The largest struct size a dispatcher takes (E2BIG above, before the
+ * struct is read), a page as for openat2(), clone3() and bpf():
+ * copy_struct_from_user() checks every byte past the struct it knows, so
+ * an unbounded size would scan up to 4 GiB of user memory in one call.
+ * Every struct of the ABI fits with room to grow.  4096 on every
+ * architecture: the ABI says so.
  */
 #define DPUSIM_UCMD_MAX_SIZE	4096U
 

@@ -64,6 +64,9 @@ union dpusim_ucmd_buffer {
 	struct dpusim_stream_cmd stream_cmd;
 };
 
+/* A caller passing the whole struct is never refused for its size. */
+static_assert(sizeof(union dpusim_ucmd_buffer) <= DPUSIM_UCMD_MAX_SIZE);
+
 #define IOCTL_OP(_name, _fn, _struct, _last)				\
 	[DPUSIM_CMD_##_name - DPUSIM_CMD_BASE] = {			\
 		.size = sizeof(_struct) +				\
@@ -104,6 +107,8 @@ static const struct dpusim_ioctl_op dpusim_ioctl_ops[] = {
  * @cmd: the ioctl command
  * @buf: room for the largest struct of @ops
  *
+ * A size field over DPUSIM_UCMD_MAX_SIZE is -E2BIG, whatever the tail holds.
+ *
  * Return: 0 or a negative errno as documented in uapi/dpusim.h.
  */
 long dpusim_ucmd_dispatch(struct dpusim_ucmd *ucmd,
@@ -127,6 +132,8 @@ long dpusim_ucmd_dispatch(struct dpusim_ucmd *ucmd,
 		return ret;
 	if (ucmd->user_size < op->min_size)
 		return -EINVAL;
+	if (ucmd->user_size > DPUSIM_UCMD_MAX_SIZE)
+		return -E2BIG;	/* before a scan of its tail: see the limit */
 
 	ucmd->cmd = buf;
 	ret = copy_struct_from_user(ucmd->cmd, op->size, ucmd->ubuffer,

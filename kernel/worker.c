@@ -641,6 +641,9 @@ union dpusim_worker_ucmd_buffer {
 	struct dpusim_worker_stream_wait wait;
 };
 
+/* A caller passing the whole struct is never refused for its size. */
+static_assert(sizeof(union dpusim_worker_ucmd_buffer) <= DPUSIM_UCMD_MAX_SIZE);
+
 #define WORKER_IOCTL_OP(_name, _fn, _struct, _last)			\
 	[DPUSIM_CMD_WORKER_##_name - DPUSIM_WORKER_CMD_BASE] = {	\
 		.size = sizeof(_struct) +				\

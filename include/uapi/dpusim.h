@@ -7,7 +7,8 @@
  *  - every struct starts with __u32 size, is naturally aligned, explicitly
  *    padded and a multiple of 8 bytes;
  *  - the kernel reads a struct with copy_struct_from_user(): a shorter
- *    struct is zero-extended, a longer one must have an all-zero tail;
+ *    struct is zero-extended, a longer one must have an all-zero tail
+ *    and a size of at most a page (4096 bytes);
  *  - every flags / reserved field is checked.
  *
  * errno meanings, fixed for every ioctl:
@@ -15,7 +16,8 @@
  *   EINVAL     a malformed field: unknown flag bit, non-zero reserved
  *              field, size below the first published version of the struct
  *   E2BIG      non-zero bytes past the end of the struct the kernel knows,
- *              or a count over its documented limit
+ *              a struct size over 4096 bytes (a page; its tail is not
+ *              read), or a count over its documented limit
  *   EOVERFLOW  offset + length wraps or leaves the simulated memory
  *   EBUSY      the rank is owned by another open file; a DPU the call
  *              names is RUNNING (DPU programs, below)

@@ -63,6 +63,10 @@ static const struct info_case info_cases[] = {
 	{ "longer, zero tail", sizeof(struct dpusim_rank_info) + 64, 0, 0, 0 },
 	{ "longer, non-zero tail", sizeof(struct dpusim_rank_info) + 16, 0, 9,
 	  -E2BIG },
+	{ "a page, zero tail", DPUSIM_UCMD_MAX_SIZE, 0, 0, 0 },
+	/* the tail runs off the mapping: refused before it is read */
+	{ "over a page", DPUSIM_UCMD_MAX_SIZE + 1, 0, 0, -E2BIG },
+	{ "largest size", U32_MAX, 0, 0, -E2BIG },
 	{ "shorter than version 1", offsetof(struct dpusim_rank_info, mram_size),
 	  0, 0, -EINVAL },
 	{ "size zero", 0, 0, 0, -EINVAL },

@@ -257,6 +257,40 @@ static inline int stream_cmd(int fd, unsigned long ioc, uint32_t id,
 	return r;
 }
 
+/* The largest struct size a dispatcher reads (the header's E2BIG line) */
+#define UCMD_MAX_SIZE	4096u
+
+/*
+ * ioctl(@fd, @cmd) on a struct of @ksize bytes (the kernel's) whose size
+ * field says @size and whose flags (the second __u32 of every struct) are
+ * @flags, the rest zeros: with @hole_after, nothing is mapped right past
+ * its @ksize bytes (a read of its tail faults); else two pages of zeros
+ * and more follow it.  Returns what ioctl() did, errno set.
+ */
+static inline int ioctl_sized(int fd, unsigned long cmd, uint32_t size,
+			      uint32_t flags, size_t ksize, bool hole_after)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint8_t *map = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *p = map;
+	int ret, err;
+
+	if (map == MAP_FAILED)
+		return -2;
+	if (hole_after) {
+		munmap(map + page, 2 * page);
+		p = map + page - ksize;
+	}
+	memcpy(p, &size, sizeof(size));
+	memcpy(p + 4, &flags, sizeof(flags));
+	ret = ioctl(fd, cmd, p);
+	err = errno;
+	munmap(map, hole_after ? page : 3 * page);
+	errno = err;
+	return ret;
+}
+
 /* One DPU, @len bytes to or from host buffer @buf, MRAM or WRAM. */
 static inline int xfer_one(int fd, uint32_t dpu, uint32_t flags, uint64_t off,
 			   void *buf, uint64_t len)

@@ -727,6 +727,101 @@ TEST_F(launch, rank_cmd_on_worker_enotty)
 	EXPECT_ERRNO(ENOTTY, ioctl(self->wfd[0], DPUSIM_IOCTL_LAUNCH, &l));
 }
 
+/*
+ * Every ioctl of the worker file, with its struct and flags that make it
+ * return at once (CLAIM: NONBLOCK): the size field is bounded by a page
+ * (UCMD_MAX_SIZE) in the dispatcher, before any struct is read.
+ */
+static const struct worker_cmd {
+	unsigned long cmd;
+	size_t size;
+	uint32_t flags;
+	const char *name;
+} worker_cmds[] = {
+	{ DPUSIM_IOCTL_WORKER_CLAIM, sizeof(struct dpusim_worker_claim),
+	  DPUSIM_CLAIM_NONBLOCK, "CLAIM" },
+	{ DPUSIM_IOCTL_WORKER_FINISH, sizeof(struct dpusim_worker_finish), 0,
+	  "FINISH" },
+	{ DPUSIM_IOCTL_WORKER_STREAM_OPEN, sizeof(struct dpusim_stream_cmd), 0,
+	  "STREAM_OPEN" },
+	{ DPUSIM_IOCTL_WORKER_STREAM_CLOSE, sizeof(struct dpusim_stream_cmd), 0,
+	  "STREAM_CLOSE" },
+	{ DPUSIM_IOCTL_WORKER_STREAM_SEEK, sizeof(struct dpusim_stream_cmd), 0,
+	  "STREAM_SEEK" },
+	{ DPUSIM_IOCTL_WORKER_STREAM_MOVE,
+	  sizeof(struct dpusim_worker_stream_move), 0, "STREAM_MOVE" },
+	{ DPUSIM_IOCTL_WORKER_STREAM_WAIT,
+	  sizeof(struct dpusim_worker_stream_wait), 0, "STREAM_WAIT" },
+};
+
+/* A page and one byte, the tail all zeros: E2BIG, whatever it holds. */
+TEST_F(launch, worker_size_over_page_zero_tail)
+{
+	const struct worker_cmd *c;
+	int ret;
+
+	self->wfd[0] = worker_open(self->fd);
+	ASSERT_LE(0, self->wfd[0]);
+	ASSERT_EQ(0, do_launch(self->fd, 22, 1));	/* CLAIM would succeed */
+	for (c = worker_cmds; c < worker_cmds + ARRAY_SIZE(worker_cmds); c++) {
+		errno = 0;
+		ret = ioctl_sized(self->wfd[0], c->cmd, UCMD_MAX_SIZE + 1,
+				  c->flags, c->size, false);
+		EXPECT_EQ(-1, ret) TH_LOG("%s", c->name);
+		EXPECT_EQ(E2BIG, errno) TH_LOG("%s: %s", c->name, strerror(errno));
+	}
+}
+
+/* A page exactly, the tail all zeros: CLAIM and FINISH work as before. */
+TEST_F(launch, worker_size_page_zero_tail)
+{
+	const struct worker_cmd *c;
+	struct {
+		struct dpusim_worker_claim c;
+		uint8_t tail[UCMD_MAX_SIZE - sizeof(struct dpusim_worker_claim)];
+	} cl = { .c = { .size = UCMD_MAX_SIZE } };
+	struct {
+		struct dpusim_worker_finish f;
+		uint8_t tail[UCMD_MAX_SIZE - sizeof(struct dpusim_worker_finish)];
+	} fin = { .f = { .size = UCMD_MAX_SIZE, .dpu = 22 } };
+
+	self->wfd[0] = worker_open(self->fd);
+	ASSERT_LE(0, self->wfd[0]);
+	ASSERT_EQ(0, do_launch(self->fd, 22, 1));
+	ASSERT_EQ(0, ioctl(self->wfd[0], DPUSIM_IOCTL_WORKER_CLAIM, &cl));
+	EXPECT_EQ(22, cl.c.dpu);
+	EXPECT_EQ(sizeof(cl.c), cl.c.size);
+	EXPECT_EQ(self->info.mram_size, cl.c.mram_size);
+	EXPECT_EQ(0, ioctl(self->wfd[0], DPUSIM_IOCTL_WORKER_FINISH, &fin));
+	/* the others: what their zero fields give, never E2BIG */
+	for (c = worker_cmds; c < worker_cmds + ARRAY_SIZE(worker_cmds); c++) {
+		errno = 0;
+		if (ioctl_sized(self->wfd[0], c->cmd, UCMD_MAX_SIZE, c->flags,
+				c->size, false))
+			EXPECT_NE(E2BIG, errno) TH_LOG("%s", c->name);
+	}
+}
+
+/*
+ * The largest size field, nothing mapped past the struct: E2BIG, and no
+ * byte of the tail read (a scan would fault at once: EFAULT).
+ */
+TEST_F(launch, worker_size_max_not_scanned)
+{
+	const struct worker_cmd *c;
+	int ret;
+
+	self->wfd[0] = worker_open(self->fd);
+	ASSERT_LE(0, self->wfd[0]);
+	for (c = worker_cmds; c < worker_cmds + ARRAY_SIZE(worker_cmds); c++) {
+		errno = 0;
+		ret = ioctl_sized(self->wfd[0], c->cmd, UINT32_MAX, c->flags,
+				  c->size, true);
+		EXPECT_EQ(-1, ret) TH_LOG("%s", c->name);
+		EXPECT_EQ(E2BIG, errno) TH_LOG("%s: %s", c->name, strerror(errno));
+	}
+}
+
 /* FINISH with FAULT: the reason in DPU_STATUS, sysfs counts it. */
 TEST_F(launch, finish_fault_reason)
 {
