@@ -431,8 +431,8 @@ void dpusim_window_clear(struct dpusim_worker *w)
  * the memory, a window at another offset or longer than
  * DPUSIM_WINDOW_SIZE, a status page of more than a page), -EACCES (a
  * worker file and a DPU it does not hold), -EPERM (a writable or
- * executable status page), -EBUSY (a second window of a worker file) or
- * -ENOMEM (page tables for the resident pages).
+ * executable status page, a writable stream), -EBUSY (a second window of
+ * a worker file) or -ENOMEM (page tables for the resident pages).
  */
 int dpusim_mmap(struct dpusim_rank *rank, struct dpusim_worker *w,
 		struct vm_area_struct *vma)
@@ -441,7 +441,7 @@ int dpusim_mmap(struct dpusim_rank *rank, struct dpusim_worker *w,
 			    (DPUSIM_MMAP_DPU_SHIFT - PAGE_SHIFT);
 	pgoff_t first = vma->vm_pgoff & (DPUSIM_MMAP_MEM_PAGES - 1);
 	struct dpusim_mem *mem;
-	bool wram;
+	bool wram, stream;
 
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
@@ -452,8 +452,9 @@ int dpusim_mmap(struct dpusim_rank *rank, struct dpusim_worker *w,
 	if (!w && vma->vm_pgoff == DPUSIM_MMAP_STATUS >> PAGE_SHIFT)
 		return dpusim_async_status_mmap(rank, vma);
 	wram = vma->vm_pgoff & DPUSIM_MMAP_MEM_PAGES;
-	if (!w && !wram && dpu >= DPUSIM_MMAP_STREAM_FIRST &&
-	    dpu < DPUSIM_MMAP_STREAM_FIRST + DPUSIM_STREAM_MAX)
+	stream = !w && !wram && dpu >= DPUSIM_MMAP_STREAM_FIRST &&
+		 dpu < DPUSIM_MMAP_STREAM_FIRST + DPUSIM_STREAM_MAX;
+	if (stream)
 		/* the owner's file: its streams live as long as it does */
 		mem = dpusim_stream_mem(rank, dpu - DPUSIM_MMAP_STREAM_FIRST);
 	else if (dpu < rank->nr_dpus)
@@ -467,6 +468,16 @@ int dpusim_mmap(struct dpusim_rank *rank, struct dpusim_worker *w,
 		return -EINVAL;
 	if (w && READ_ONCE(w->held) != (s64)dpu)
 		return -EACCES;
+	if (stream) {
+		/*
+		 * Only the kernel writes a stream (moves, and headers that
+		 * follow its own table of token sizes): the host reads it,
+		 * now and after any mprotect().
+		 */
+		if (vma->vm_flags & VM_WRITE)
+			return -EPERM;
+		dpusim_vm_flags_clear(vma, VM_MAYWRITE);
+	}
 	dpusim_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &dpusim_vm_ops;
 	vma->vm_private_data = mem;

@@ -712,7 +712,9 @@ struct dpusim_move_ring {
 /*
  * mmap() of the rank file at DPUSIM_MMAP_STREAM(id) (MAP_SHARED, at most
  * the stream's mem_size bytes) shows a stream's memory, in EBSP's format:
- * the pointer bsp_stream_create() returns.
+ * the pointer bsp_stream_create() returns.  Read only: only the kernel
+ * writes a stream (moves, and the headers of its own table of token
+ * sizes); PROT_WRITE is EPERM, and mprotect() cannot add it (EACCES).
  */
 #define DPUSIM_MMAP_STREAM_FIRST	0xfffff000U
 #define DPUSIM_MMAP_STREAM(id)		DPUSIM_MMAP_MRAM(DPUSIM_MMAP_STREAM_FIRST + (id))

@@ -4501,7 +4501,12 @@ static void predict_rank_mmap(struct ctx *c, struct fz_call *k)
 		if (k->tm_moff % PAGE || k->tm_mflags != MAP_SHARED ||
 		    inner > size || k->tm_mlen > size - inner)
 			es_add(e || c->exact ? &k->must : &k->amb, EINVAL);
-		return;	/* another ctx's stream: it may exist */
+		else if (k->tm_mprot & PROT_WRITE)
+			es_add(&k->must, EPERM);	/* read only */
+		/* another ctx's stream: it may exist, and be mapped */
+		if (!e && !c->exact && k->tm_mprot & PROT_WRITE)
+			es_add(&k->amb, EPERM);
+		return;
 	}
 	if (k->tm_moff % PAGE || k->tm_mflags != MAP_SHARED || dpu >= m->nr_dpus ||
 	    inner > size || k->tm_mlen > size - inner ||
@@ -4533,6 +4538,9 @@ static void exec_rank_mmap(struct ctx *c, struct fz_call *k)
 		munmap((void *)p, k->tm_mlen);
 		return;
 	}
+	/* a stream is read only, after mprotect() too */
+	if (k->st_map && !mprotect((void *)p, k->tm_mlen, PROT_READ | PROT_WRITE))
+		violation(c, k, "stream %u: mprotect() made it writable", k->st_id);
 	/* a read allocates a zero page at most: the model does not change */
 	if (!k->st_map)
 		(void)p[rn(&c->rng, k->tm_mlen)];

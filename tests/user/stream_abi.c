@@ -641,6 +641,37 @@ TEST_F(stream, mmap_no_stream)
 	EXPECT_EQ(EINVAL, errno);
 }
 
+/*
+ * A stream's memory is written by the kernel alone (moves, and headers
+ * that follow its own table of token sizes): the host's view of it is
+ * read-only, a writable mapping EPERM.
+ */
+TEST_F(stream, mmap_writable_eperm)
+{
+	struct dpusim_stream_create c;
+
+	ASSERT_EQ(0, stream_create(self->fd, 64, 16, self->data, &c));
+	errno = 0;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, c.mem_size, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, self->fd, DPUSIM_MMAP_STREAM(0)));
+	EXPECT_EQ(EPERM, errno);
+}
+
+/* Nor can mprotect() make a read-only mapping of it writable: EACCES. */
+TEST_F(stream, mmap_mprotect_write_eacces)
+{
+	struct dpusim_stream_create c;
+	void *m;
+
+	ASSERT_EQ(0, stream_create(self->fd, 64, 16, self->data, &c));
+	m = mmap(NULL, c.mem_size, PROT_READ, MAP_SHARED, self->fd,
+		 DPUSIM_MMAP_STREAM(0));
+	ASSERT_NE(MAP_FAILED, m) TH_LOG("%s", strerror(errno));
+	EXPECT_ERRNO(EACCES, mprotect(m, c.mem_size, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(0, memcmp((uint8_t *)m + 8, self->data, 16));	/* still there */
+	munmap(m, c.mem_size);
+}
+
 /* ------------------------------------------------ registered buffers */
 
 /*
