@@ -413,6 +413,8 @@ union dpusim_tm_ucmd_buffer {
 	struct dpusim_tm_post post;
 };
 
+static_assert(sizeof(union dpusim_tm_ucmd_buffer) <= DPUSIM_UCMD_MAX_SIZE);
+
 /*
  * Replies: a handler that has one writes it itself, with
  * dpusim_tm_ucmd_respond() (a create before it publishes its object).

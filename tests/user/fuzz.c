@@ -838,17 +838,10 @@ static bool predict_struct(struct ctx *c, struct fz_call *k)
 		es_add(&k->must, EINVAL);
 		return false;
 	}
-	/*
-	 * Over a page: E2BIG before the struct is read.  /dev/dpusim/tm's
-	 * dispatcher (tm_dev.c) gets the same bound separately: until it
-	 * has it, its calls may still read the tail (the rules below).
-	 */
+	/* over a page: E2BIG before the struct is read, on every device */
 	if (k->size > UCMD_MAX_SIZE) {
-		if (!k->op->tm) {
-			es_add(&k->must, E2BIG);
-			return false;
-		}
-		es_add(&k->may, E2BIG);
+		es_add(&k->must, E2BIG);
+		return false;
 	}
 	/* what the kernel reads: an older version's size, at most its own */
 	if (range_check(&c->rs, a, k->size < ks ? k->size : ks, false) != RC_OK) {
