@@ -66,8 +66,11 @@ DPU_NR_pivot := 1
 DPU_NR_mram_fault := 2
 DPU_NR_crash := 2
 DPU_TEST_SRCS := $(filter-out tests/user/dpu/barrier_test.c,$(wildcard tests/user/dpu/*.c))
+# Programs of several files: tests/user/dpu/<name>/*.c -> build/tests/dpu/<name>
+DPU_MULTI   := $(patsubst tests/user/dpu/%/,%,$(sort $(dir $(wildcard tests/user/dpu/*/*.c))))
 DPU_TESTS   := $(patsubst tests/user/dpu/%.c,$(BUILD)/tests/dpu/%,$(DPU_TEST_SRCS)) \
-               $(patsubst %,$(BUILD)/tests/dpu/barrier_test_%t,$(DPU_BARRIER_NRS))
+               $(patsubst %,$(BUILD)/tests/dpu/barrier_test_%t,$(DPU_BARRIER_NRS)) \
+               $(patsubst %,$(BUILD)/tests/dpu/%,$(DPU_MULTI))
 
 TOOL        := $(BUILD)/bin/dpusim
 TOOL_SRCS   := $(wildcard tools/dpusim/*.c)
@@ -132,6 +135,13 @@ $(BUILD)/tests/dpu/barrier_test_%t: tests/user/dpu/barrier_test.c $(DPURT_A) $(D
 $(BUILD)/tests/dpu/%: tests/user/dpu/%.c $(DPURT_A) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
 	@mkdir -p $(dir $@)
 	$(DPUCC) $(DPU_CFLAGS) -DNR_TASKLETS=$(or $(DPU_NR_$*),1) -o $@ $<
+
+define DPU_MULTI_RULE
+$(BUILD)/tests/dpu/$(1): $(wildcard tests/user/dpu/$(1)/*.c) $(DPURT_A) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
+	@mkdir -p $$(dir $$@)
+	$(DPUCC) $(DPU_CFLAGS) -DNR_TASKLETS=$(or $(DPU_NR_$(1)),1) -o $$@ $$(filter %.c,$$^)
+endef
+$(foreach p,$(DPU_MULTI),$(eval $(call DPU_MULTI_RULE,$(p))))
 
 $(BUILD)/examples/dpu/%: tools/examples/dpu/%.c $(DPURT_A) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
 	@mkdir -p $(dir $@)

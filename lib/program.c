@@ -609,12 +609,22 @@ static int resolve_duplicates(struct loader *ld, size_t *nr_kept)
 		struct candidate *top = &ld->cands[i];
 		size_t j = i + 1;
 
+		bool ambiguous = false;
+
 		for (; j < ld->nr_cands && strcmp(ld->cands[j].name, top->name) == 0; j++) {
 			struct candidate *c = &ld->cands[j];
 
-			if (c->rank == top->rank &&
-			    (c->offset != top->offset || c->size != top->size ||
-			     c->mem != top->mem))
+			if (c->rank != top->rank ||
+			    (c->offset == top->offset && c->size == top->size && c->mem == top->mem))
+				continue;
+			/*
+			 * Two file-static variables of one name in two files
+			 * are legal C: the program loads, and the name reaches
+			 * neither (which one the host meant is unknowable).
+			 */
+			if (top->rank == 0)
+				ambiguous = true;
+			else
 				return fail(ld, -EEXIST,
 					    "conflicting definitions of %s symbol '%s': offset 0x%" PRIx64
 					    " size %" PRIu64 " in section '%s' and offset 0x%" PRIx64
@@ -622,11 +632,12 @@ static int resolve_duplicates(struct loader *ld, size_t *nr_kept)
 					    rank_name(top->rank), top->name, top->offset, top->size,
 					    top->section, c->offset, c->size, c->section);
 		}
-		for (size_t k = i + 1; k < j; k++) {
+		for (size_t k = ambiguous ? i : i + 1; k < j; k++) {
 			free(ld->cands[k].name);
 			ld->cands[k].name = NULL;
 		}
-		kept++;
+		if (!ambiguous)
+			kept++;
 		i = j;
 	}
 	*nr_kept = kept;

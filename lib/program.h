@@ -60,7 +60,11 @@
  *   name, as the linker would). If several definitions share the highest
  *   rank they must be identical (same offset and size; they are merged),
  *   otherwise the load fails with -EEXIST naming the symbol and both
- *   locations: host code could not tell which one it addresses.
+ *   locations: host code could not tell which one it addresses.  Locals
+ *   are the exception: two file-static variables of one name in two files
+ *   of a program are legal C, so the program loads and that name is in no
+ *   symbol table entry (the host reaches neither; UPMEM's SDK keeps every
+ *   definition and its lookup returns whichever comes first in the ELF).
  *
  * Thread safety: no global mutable state; elf_version() is called once via
  * pthread_once. A loaded program is immutable and may be shared by threads.

@@ -700,6 +700,26 @@ TEST(vecadd_with_input_arguments)
 	dpu_free(set);
 }
 
+/*
+ * Two files with a file-static variable of one name (issue 30, item 7):
+ * the program loads, each file has its own, the host reaches neither.
+ */
+TEST(same_named_statics_load)
+{
+	struct dpu_set_t set, dpu;
+	uint32_t v = 0;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(2, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("statics"), NULL));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu) {
+		EXPECT_EQ(6u, get_u32(dpu, "from_main"));
+		EXPECT_EQ(102u, get_u32(dpu, "from_other"));
+		EXPECT_EQ(DPU_ERR_UNKNOWN_SYMBOL, dpu_copy_from(dpu, "counter", 0, &v, 4));
+	}
+	dpu_free(set);
+}
+
 /* ------------------------------------------------------------ profile */
 
 TEST(profile_environment_is_merged)
