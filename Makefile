@@ -59,6 +59,7 @@ DPU_BARRIER_NRS := 1 2 16 24
 DPU_NR_mutex_test := 16
 DPU_NR_handshake_test := 8
 DPU_NR_alloc_test := 4
+DPU_NR_sdk_alloc := 8
 DPU_NR_globals := 4
 DPU_NR_log := 4
 DPU_NR_vecadd := 16

@@ -13,6 +13,7 @@ static _Atomic uintptr_t heap_ptr;
 void dpurt_alloc_reset(void)
 {
 	atomic_store(&heap_ptr, dpurt_ctx.heap_start);
+	dpurt_buddy_reset();
 }
 
 void *mem_alloc(size_t size)

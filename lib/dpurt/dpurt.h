@@ -113,6 +113,7 @@ static inline void dpurt_relax(void)
 /* Per-launch resets of the other files. */
 void dpurt_sync_reset(void);
 void dpurt_alloc_reset(void);
+void dpurt_buddy_reset(void);  /* the buddy heap lives in the mem_alloc heap */
 void dpurt_perf_reset(void);
 void dpurt_ebsp_reset(uint32_t launch);
 void dpurt_ebsp_quiesce(void);  /* before FINISH: no stream move left in flight */

@@ -330,6 +330,232 @@ static void test_alloc(void)
 		   "fault %d reason '%s'", res.fault, res.reason);
 }
 
+/* ---- fsb_alloc and the buddy allocator (issue 30, item 1) ----------- */
+
+#define FSB_TASKLETS 8
+#define FSB_ROUNDS 200
+
+static uintptr_t fsb_heap, fsb_next, fsb_blocks[4];
+static void *fsb_none, *fsb_again;
+static fsb_allocator_t fsb_shared;
+static _Atomic uint32_t fsb_errors;
+static barrier_t fsb_barrier;
+
+static void fsb_barrier_init(unsigned int n)
+{
+	memset(&fsb_barrier, 0, sizeof(fsb_barrier));
+	fsb_barrier.wait_queue = 0xff;
+	fsb_barrier.count = (uint8_t)n;
+	fsb_barrier.initial_count = (uint8_t)n;
+}
+
+/* fsb_alloc(13, 3): blocks of 16, the head word after them, then the heap. */
+static int fsb_layout_entry(void)
+{
+	fsb_allocator_t a;
+
+	fsb_heap = (uintptr_t)mem_reset();
+	a = fsb_alloc(13, 3);
+	fsb_next = (uintptr_t)mem_alloc(8);
+	for (int i = 0; i < 3; i++)
+		fsb_blocks[i] = (uintptr_t)fsb_get(a);
+	fsb_none = fsb_get(a);
+	fsb_free(a, (void *)fsb_blocks[1]);
+	fsb_again = fsb_get(a);
+	fsb_blocks[3] = (uintptr_t)fsb_alloc(0, 1);     /* 8-byte blocks */
+	return 0;
+}
+
+/* Tasklets take and give back blocks; a block is never held twice. */
+static int fsb_race_entry(void)
+{
+	uint8_t mark = (uint8_t)(me() + 1);
+
+	if (me() == 0)
+		fsb_shared = fsb_alloc(24, FSB_TASKLETS / 2);
+	barrier_wait(&fsb_barrier);
+	for (int r = 0; r < FSB_ROUNDS; r++) {
+		uint8_t *b = fsb_get(fsb_shared);
+
+		if (!b) {
+			dpurt_yield();
+			continue;
+		}
+		memset(b, mark, 24);
+		dpurt_yield();
+		for (int i = 0; i < 24; i++)
+			if (b[i] != mark)
+				atomic_fetch_add(&fsb_errors, 1);
+		fsb_free(fsb_shared, b);
+	}
+	return 0;
+}
+
+static int fsb_exhaust_entry(void)
+{
+	fsb_alloc(1024, 1024);  /* 1 MiB: more than the WRAM */
+	return 0;
+}
+
+static void test_fsb(void)
+{
+	uintptr_t h = (HEAP_START + 7) & ~7UL;
+	struct dpurt_result res;
+
+	run(fsb_layout_entry, 1, &res);
+	UNIT_CHECK("fsb_alloc(13, 3): 16-byte blocks from the heap, 3 * 16 + 8 bytes taken",
+		   !res.fault && fsb_heap == h && fsb_blocks[0] == h && fsb_blocks[1] == h + 16 &&
+			   fsb_blocks[2] == h + 32 && fsb_next == h + 56,
+		   "heap %#lx blocks %#lx %#lx %#lx next %#lx", (unsigned long)fsb_heap,
+		   (unsigned long)fsb_blocks[0], (unsigned long)fsb_blocks[1],
+		   (unsigned long)fsb_blocks[2], (unsigned long)fsb_next);
+	UNIT_CHECK("fsb_get: NULL once every block is taken, a freed block comes back",
+		   fsb_none == NULL && fsb_again == (void *)fsb_blocks[1], "none %p again %p",
+		   fsb_none, fsb_again);
+	UNIT_CHECK("fsb_alloc(0, 1): one 8-byte block, the allocator word after it",
+		   fsb_blocks[3] == h + 64 + 8, "allocator %#lx", (unsigned long)fsb_blocks[3]);
+	fsb_barrier_init(FSB_TASKLETS);
+	atomic_store(&fsb_errors, 0);
+	run(fsb_race_entry, FSB_TASKLETS, &res);
+	UNIT_CHECK("fsb_get/fsb_free between 8 tasklets: no block held twice",
+		   !res.fault && atomic_load(&fsb_errors) == 0, "fault %d errors %u", res.fault,
+		   atomic_load(&fsb_errors));
+	run(fsb_exhaust_entry, 1, &res);
+	UNIT_CHECK("fsb_alloc over the WRAM faults as mem_alloc does",
+		   res.fault && strncmp(res.reason, "mem_alloc: 1048584 bytes", 24) == 0,
+		   "fault %d reason '%s'", res.fault, res.reason);
+}
+
+static uintptr_t bd_heap, bd_next;
+static void *bd_p[8];
+static int bd_err[8];
+
+static void *bd_alloc(int i, size_t size)
+{
+	errno = 0;
+	bd_p[i] = buddy_alloc(size);
+	bd_err[i] = errno;
+	return bd_p[i];
+}
+
+/* buddy_init(2048): 2048 + 32 bytes of WRAM; sizes, limits, free, reset. */
+static int buddy_basic_entry(void)
+{
+	int n = 0;
+
+	bd_heap = (uintptr_t)mem_reset();
+	buddy_init(2048);
+	buddy_init(4096);       /* ignored: once per launch */
+	bd_next = (uintptr_t)mem_alloc(8);
+	bd_alloc(0, 33);        /* a 64-byte block */
+	bd_alloc(1, 0);         /* EINVAL */
+	bd_alloc(2, 2049);      /* EINVAL */
+	bd_alloc(3, 1);         /* a 16-byte block */
+	errno = 0;
+	buddy_free((char *)bd_p[0] + 40);       /* inside the block: frees it */
+	bd_err[4] = errno;
+	errno = 0;
+	buddy_free(bd_p[0]);    /* not allocated any more: EINVAL */
+	bd_err[5] = errno;
+	buddy_free(bd_p[3]);
+	while (buddy_alloc(16))
+		n++;
+	bd_err[6] = errno;      /* ENOMEM */
+	bd_p[6] = (void *)(uintptr_t)n;
+	buddy_reset();
+	bd_alloc(7, 2048);      /* the whole heap again */
+	return 0;
+}
+
+static int buddy_realloc_entry(void)
+{
+	uint8_t *p, *q, *r;
+	int bad = 0;
+
+	mem_reset();
+	buddy_init(4096);
+	p = buddy_alloc(100);   /* 128 */
+	for (int i = 0; i < 100; i++)
+		p[i] = (uint8_t)i;
+	q = buddy_realloc(p, 1000);     /* 1024: moved, contents kept */
+	for (int i = 0; i < 100; i++)
+		bad += q[i] != (uint8_t)i;
+	r = buddy_realloc(q, 20);       /* 32: same start, rest freed */
+	bd_p[0] = p;
+	bd_p[1] = q;
+	bd_p[2] = r;
+	bd_p[3] = buddy_realloc(NULL, 16);
+	bd_p[4] = buddy_realloc(r, 0);  /* frees, returns r */
+	errno = 0;
+	buddy_free(r);
+	bd_err[4] = errno;              /* already freed by realloc(r, 0) */
+	bd_err[0] = bad;
+	return 0;
+}
+
+#define BUDDY_TASKLETS 8
+static int buddy_race_entry(void)
+{
+	uint8_t mark = (uint8_t)(me() + 1);
+
+	if (me() == 0)
+		buddy_init(8192);
+	barrier_wait(&fsb_barrier);
+	for (int r = 0; r < FSB_ROUNDS; r++) {
+		size_t size = 16u << (r % 5);
+		uint8_t *b = buddy_alloc(size);
+
+		if (!b || (uintptr_t)b % 8) {
+			atomic_fetch_add(&fsb_errors, 1);
+			continue;
+		}
+		memset(b, mark, size);
+		dpurt_yield();
+		for (size_t i = 0; i < size; i++)
+			if (b[i] != mark)
+				atomic_fetch_add(&fsb_errors, 1);
+		buddy_free(b);
+	}
+	return 0;
+}
+
+static void test_buddy(void)
+{
+	uintptr_t h = (HEAP_START + 7) & ~7UL, start = h + 32;
+	struct dpurt_result res;
+
+	run(buddy_basic_entry, 1, &res);
+	UNIT_CHECK("buddy_init(2048): 2048 + 32 bytes of WRAM, the second call ignored",
+		   !res.fault && bd_heap == h && bd_next == h + 2048 + 32, "heap %#lx next %#lx",
+		   (unsigned long)bd_heap, (unsigned long)bd_next);
+	UNIT_CHECK("buddy_alloc(33): a 64-byte block at the heap's start, (1): 16 bytes after it",
+		   bd_p[0] == (void *)start && bd_p[3] == (void *)(start + 64), "%p %p", bd_p[0],
+		   bd_p[3]);
+	UNIT_CHECK("buddy_alloc(0) and over the heap: NULL, errno EINVAL",
+		   !bd_p[1] && bd_err[1] == EINVAL && !bd_p[2] && bd_err[2] == EINVAL,
+		   "%p %d %p %d", bd_p[1], bd_err[1], bd_p[2], bd_err[2]);
+	UNIT_CHECK("buddy_free: inside a block frees it; a free block is EINVAL",
+		   bd_err[4] == 0 && bd_err[5] == EINVAL, "errno %d then %d", bd_err[4], bd_err[5]);
+	UNIT_CHECK("buddy_alloc(16) until ENOMEM: 2048 / 16 = 128 blocks",
+		   (uintptr_t)bd_p[6] == 128 && bd_err[6] == ENOMEM, "%lu blocks, errno %d",
+		   (unsigned long)(uintptr_t)bd_p[6], bd_err[6]);
+	UNIT_CHECK("buddy_reset frees every block (the whole heap allocatable)",
+		   bd_p[7] == (void *)start, "%p", bd_p[7]);
+	run(buddy_realloc_entry, 1, &res);
+	UNIT_CHECK("buddy_realloc: grows by moving with the contents, shrinks in place",
+		   !res.fault && bd_err[0] == 0 && bd_p[1] != bd_p[0] && bd_p[2] == bd_p[1],
+		   "bad %d %p -> %p -> %p", bd_err[0], bd_p[0], bd_p[1], bd_p[2]);
+	UNIT_CHECK("buddy_realloc(NULL, n) allocates, (p, 0) frees and returns p",
+		   bd_p[3] != NULL && bd_p[4] == bd_p[2] && bd_err[4] == EINVAL, "%p %p %d",
+		   bd_p[3], bd_p[4], bd_err[4]);
+	fsb_barrier_init(BUDDY_TASKLETS);
+	atomic_store(&fsb_errors, 0);
+	run(buddy_race_entry, BUDDY_TASKLETS, &res);
+	UNIT_CHECK("buddy_alloc/buddy_free between 8 tasklets: blocks never shared",
+		   !res.fault && atomic_load(&fsb_errors) == 0, "fault %d errors %u", res.fault,
+		   atomic_load(&fsb_errors));
+}
+
 /* ---- MRAM rules ----------------------------------------------------- */
 
 static int mram_mode;
@@ -600,6 +826,8 @@ int main(void)
 	test_handshakes();
 	test_semaphores();
 	test_alloc();
+	test_fsb();
+	test_buddy();
 	test_mram_rules();
 	test_end_of_run();
 	test_seqread();

@@ -701,6 +701,35 @@ TEST(vecadd_with_input_arguments)
 }
 
 /*
+ * The SDK's fixed-size block and buddy allocators (issue 30, item 1), as
+ * SimplePIM uses them: 8 tasklets, each a block of both, filled by DMA.
+ */
+TEST(sdk_allocators_fsb_and_buddy)
+{
+	struct dpu_set_t set, dpu;
+	uint64_t words[8 * 64], want = 0;
+	uint32_t i;
+
+	for (i = 0; i < 8 * 64; i++) {
+		words[i] = (uint64_t)i * 2654435761u;
+		want += words[i];
+	}
+	ASSERT_EQ(DPU_OK, dpu_alloc(4, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("sdk_alloc"), NULL));
+	ASSERT_EQ(DPU_OK, dpu_broadcast_to(set, DPU_MRAM_HEAP_POINTER_NAME, 0, words,
+					   sizeof(words), DPU_XFER_DEFAULT));
+	for (int launch = 0; launch < 2; launch++) {
+		ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+		DPU_FOREACH(set, dpu) {
+			EXPECT_EQ(0u, get_u32(dpu, "errors"));
+			EXPECT_EQ(want, get_u64(dpu, "sum"));
+			EXPECT_EQ(8u, get_u32(dpu, "fsb_left"));
+		}
+	}
+	dpu_free(set);
+}
+
+/*
  * Two files with a file-static variable of one name (issue 30, item 7):
  * the program loads, each file has its own, the host reaches neither.
  */
