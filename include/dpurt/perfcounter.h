@@ -35,12 +35,14 @@ typedef enum _perfcounter_config_t {
 #define DPURT_CLOCK_HZ 350000000u
 
 /*
- * The SDK's CLOCKS_PER_SEC is the DPU clock; <time.h> (included above, so
- * that a later include changes nothing) defines the C library's.
+ * As in the SDK, CLOCKS_PER_SEC is a variable of the DPU (in its WRAM, so
+ * that the host reads it by name: dpu_copy_from(dpu, "CLOCKS_PER_SEC",
+ * 0, &hz, 4)), not a macro: the DPU's clock rate, 350000000 here.  The
+ * C library's macro of <time.h> (included above, so that a later include
+ * changes nothing) is removed.
  */
-extern const volatile uint32_t __dpurt_clocks_per_sec;
 #undef CLOCKS_PER_SEC
-#define CLOCKS_PER_SEC __dpurt_clocks_per_sec
+extern const volatile uint32_t CLOCKS_PER_SEC;
 
 perfcounter_t perfcounter_get(void);
 perfcounter_t perfcounter_config(perfcounter_config_t config, bool reset_value);

@@ -10,7 +10,13 @@
 
 #include <perfcounter.h>
 
-const volatile uint32_t __dpurt_clocks_per_sec = DPURT_CLOCK_HZ;
+/*
+ * In the DPU's WRAM (dpu.ld keeps .dpu_wram.rt.*), so that every DPU has it
+ * and the host finds it by name, as in the SDK.  Its own section: a const
+ * object cannot share one with writable runtime data.
+ */
+__attribute__((section(".dpu_wram.rt.clocks"), used))
+const volatile uint32_t CLOCKS_PER_SEC = DPURT_CLOCK_HZ;
 
 static _Atomic uint64_t base_ns;
 static _Atomic uint64_t frozen;      /* COUNT_NOTHING: the value kept */

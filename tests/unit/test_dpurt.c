@@ -798,6 +798,15 @@ static void test_perfcounter(void)
 {
 	struct dpurt_result res;
 
+#ifdef CLOCKS_PER_SEC
+	UNIT_CHECK("CLOCKS_PER_SEC is the SDK's DPU variable, not a macro", 0,
+		   "perfcounter.h defines CLOCKS_PER_SEC as a macro");
+#else
+	UNIT_CHECK("CLOCKS_PER_SEC is the SDK's DPU variable, not a macro",
+		   &CLOCKS_PER_SEC != NULL && CLOCKS_PER_SEC == 350000000u, "value %u",
+		   (unsigned int)CLOCKS_PER_SEC);
+#endif
+
 	run(perf_entry, 1, &res);
 	/* 20 ms at 350 MHz: 7,000,000 cycles */
 	UNIT_CHECK("perfcounter: monotonic, 350 MHz simulated cycles, reset by config",

@@ -730,6 +730,27 @@ TEST(sdk_allocators_fsb_and_buddy)
 }
 
 /*
+ * CLOCKS_PER_SEC is a DPU variable the host reads by name (issue 30, item
+ * 4; TransPimLib's hosts do), and the value the DPU code sees.
+ */
+TEST(clocks_per_sec_by_name)
+{
+	struct dpu_set_t set, dpu;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(2, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("clocks"), NULL));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu) {
+		uint32_t hz = 0;
+
+		ASSERT_EQ(DPU_OK, dpu_copy_from(dpu, "CLOCKS_PER_SEC", 0, &hz, sizeof(hz)));
+		EXPECT_EQ(350000000u, hz);
+		EXPECT_EQ(hz, get_u32(dpu, "hz"));
+	}
+	dpu_free(set);
+}
+
+/*
  * Two files with a file-static variable of one name (issue 30, item 7):
  * the program loads, each file has its own, the host reaches neither.
  */
