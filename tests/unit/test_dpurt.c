@@ -21,6 +21,10 @@
 #include <mram.h>
 #include <mutex.h>
 #include <perfcounter.h>
+/* profiling.h as a program built with -DDPU_PROFILING sees it, 24 tasklets */
+#define DPU_PROFILING 1
+#define NR_THREADS 24
+#include <profiling.h>
 #include <sem.h>
 #include <seqread.h>
 
@@ -816,6 +820,59 @@ static void test_perfcounter(void)
 		   (unsigned long long)pc[1], (unsigned long long)pc[2], (unsigned long long)pc[3]);
 }
 
+/* ---- profiling.h (issue 30, item 6) ---------------------------------- */
+
+PROFILING_INIT(prof_section);
+static int prof_mode;
+
+static int prof_entry(void)
+{
+	if (prof_mode == 1) {           /* started twice */
+		profiling_start(&prof_section);
+		profiling_start(&prof_section);
+	} else if (prof_mode == 2) {    /* stopped, never started */
+		profiling_stop(&prof_section);
+	}
+	for (int i = 0; i < 3; i++) {
+		profiling_start(&prof_section);
+		sleep_ms(2);
+		profiling_stop(&prof_section);
+	}
+	return 0;
+}
+
+static void test_profiling(void)
+{
+	struct dpurt_result res;
+	int bad = 0;
+
+	prof_mode = 0;
+	run(prof_entry, 4, &res);
+	for (int t = 0; t < 24; t++) {
+		uint32_t c = prof_section.count[t];
+
+		/* 3 x 2 ms at 350 MHz / 16: 131250 at least */
+		if (prof_section.start[t] != PROFILING_RESET_VALUE ||
+		    (t < 4 ? c < 131250 || c > 131250 * 50 : c != 0))
+			bad++;
+	}
+	UNIT_CHECK("profiling_start/stop count each tasklet's time in its section",
+		   !res.fault && bad == 0, "%d bad slots, tasklet 0: count %u start %#x", bad,
+		   prof_section.count[0], prof_section.start[0]);
+	memset(&prof_section.start, 0xff, sizeof(prof_section.start));
+	prof_mode = 1;
+	run(prof_entry, 2, &res);
+	UNIT_CHECK("profiling_start twice faults the DPU",
+		   res.fault && strncmp(res.reason, "profiling_start: section already started", 40) == 0,
+		   "fault %d reason '%s'", res.fault, res.reason);
+	memset(&prof_section.start, 0xff, sizeof(prof_section.start));
+	prof_mode = 2;
+	run(prof_entry, 1, &res);
+	UNIT_CHECK("profiling_stop without a start faults the DPU",
+		   res.fault && strncmp(res.reason, "profiling_stop: section not started", 35) == 0,
+		   "fault %d reason '%s'", res.fault, res.reason);
+}
+
 int main(void)
 {
 	void *w = mmap((void *)DPURT_WRAM_BASE, WRAM_SIZE, PROT_READ | PROT_WRITE,
@@ -842,5 +899,6 @@ int main(void)
 	test_seqread();
 	test_logging();
 	test_perfcounter();
+	test_profiling();
 	return unit_done();
 }

@@ -751,6 +751,48 @@ TEST(clocks_per_sec_by_name)
 }
 
 /*
+ * profiling.h (issue 30, item 6): built as usual its sections do nothing
+ * and the contexts stay as PROFILING_INIT left them; built with
+ * DPU_PROFILING each tasklet's time in each section is counted.  The host
+ * reads the contexts by name.
+ */
+static void profiling_case(struct __test_metadata *_metadata, const char *bin, bool counting)
+{
+	struct { uint32_t start[4], count[4]; } ctx[2];
+	static const char *const names[2] = { "compute", "copy" };
+	struct dpu_set_t set, dpu;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(2, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, bin, NULL));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu) {
+		for (int s = 0; s < 2; s++) {
+			ASSERT_EQ(DPU_OK, dpu_copy_from(dpu, names[s], 0, &ctx[s], sizeof(ctx[s])));
+			for (int t = 0; t < 4; t++) {
+				EXPECT_EQ(UINT32_MAX, ctx[s].start[t]);
+				if (counting) {
+					EXPECT_LT(0u, ctx[s].count[t]);
+				} else {
+					EXPECT_EQ(0u, ctx[s].count[t]);
+				}
+			}
+		}
+		EXPECT_NE(0ull, get_u64(dpu, "work"));
+	}
+	dpu_free(set);
+}
+
+TEST(profiling_sections_compile_to_nothing)
+{
+	profiling_case(_metadata, DPU_BIN("profiling_test"), false);
+}
+
+TEST(profiling_sections_count_with_dpu_profiling)
+{
+	profiling_case(_metadata, DPU_BIN("profiling_on"), true);
+}
+
+/*
  * Two files with a file-static variable of one name (issue 30, item 7):
  * the program loads, each file has its own, the host reaches neither.
  */
