@@ -793,6 +793,35 @@ TEST(profiling_sections_count_with_dpu_profiling)
 }
 
 /*
+ * A DPU program defining its own rand() and srand() (issue 30, item 5;
+ * PIM-TC does) compiles against <stdlib.h> and runs its generator.
+ */
+TEST(dpu_program_defines_rand)
+{
+	struct dpu_set_t set, dpu;
+	uint32_t i;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(2, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("own_rand"), NULL));
+	DPU_FOREACH(set, dpu, i)
+		ASSERT_EQ(DPU_OK, put_u32(dpu, "seed", 1000 + i));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu, i) {
+		uint64_t got[3];
+		uint32_t prev = 1000 + i;
+
+		ASSERT_EQ(DPU_OK, dpu_copy_from(dpu, "first", 0, got, sizeof(got)));
+		for (int k = 0; k < 3; k++) {
+			uint64_t want = 1103515245ull * prev + 12345u;
+
+			EXPECT_EQ(want, got[k]);
+			prev = (uint32_t)want;
+		}
+	}
+	dpu_free(set);
+}
+
+/*
  * Two files with a file-static variable of one name (issue 30, item 7):
  * the program loads, each file has its own, the host reaches neither.
  */
