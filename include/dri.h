@@ -7,8 +7,15 @@
  *
  * A transfer's plan is computed once, at DRI_xfer_create(): for every DPU
  * the host byte runs whose concatenation is its local block.  DRI_do()
- * executes it as one dpu_push_sg_xfer() whose get_block callback reads the
- * plan: no recomputation, no staging copy of the array.  A plan of short
+ * executes it with dpu_push_sg_xfer()s whose get_block callback reads the
+ * plan: no recomputation, no staging copy of the array.  A gather is one
+ * of them.  A scatter writes each DPU's block and not one byte of MRAM
+ * outside it (not the rest of the 8-byte word a block ends in, not up to
+ * a longer block of another DPU, nothing on a DPU that owns nothing):
+ * one push per distinct block length rounded up to 8 (one for blocks of
+ * the same size), each with only the DPUs of that length, preceded, when
+ * some blocks end inside a word, by a read of those words (MRAM moves in
+ * 8-byte words: their other bytes are written back as they were).  A plan of short
  * runs (a transposing layout) is packed by a tiled CPU loop instead, one
  * window of MRAM per dpu_push_sg_xfer() (16 MiB over all DPUs at most),
  * so what it stages is bounded.  The set must be
@@ -84,7 +91,9 @@ typedef struct dri_xfer *DRI_Transfer;
  * once all of them hold queued windows, DRI_do waits for the set's queued
  * transfers before it packs the next, so a large one returns with only
  * its last windows in flight, and the error of a transfer queued earlier
- * is then DRI_do's (EIO, and dpu_sync() no longer sees it).
+ * is then DRI_do's (EIO, and dpu_sync() no longer sees it).  A scatter
+ * whose blocks end inside an 8-byte word reads those words first (see
+ * the top of this file): that read waits for the set's queued transfers.
  */
 #define DRI_ASYNC	(1 << 9)
 

@@ -118,6 +118,22 @@ struct dri_xfer {
 	uint64_t host_bytes;		/* what the transfer allocated for data */
 	struct dri_helpers *helpers;	/* packing threads (dri_pack()) */
 	bool no_helpers;		/* they could not start: do not try again */
+	/*
+	 * A scatter changes nothing outside each DPU's block (bytes 0 ..
+	 * plan[i].bytes - 1 at @offset).  The kernel moves one length per
+	 * ioctl, a multiple of 8, and zeroes what a DPU's blocks leave of it:
+	 * so a scatter is pushed in groups, the DPUs whose part of the window
+	 * rounds up to the same length @glen together (a DPU with nothing
+	 * left out), and a part that ends inside an 8-byte word is completed
+	 * with the bytes the word held, read just before (@tail_read): every
+	 * DPU's blocks then fill the length exactly, checked by the length
+	 * check.  @glens holds the groups of a window (see dri_groups()).
+	 */
+	uint64_t *glens;		/* nr_dpus entries */
+	uint64_t glen;			/* the group pushed; 0: not grouped */
+	bool tail_read;			/* read the words the group ends in */
+	/* not packed: DPU i's last word at 8 * i (NULL: no block ends inside one) */
+	uint8_t *tail;
 };
 
 /*
@@ -441,26 +457,68 @@ static int plan_seg_owned(void *ctx, uint64_t off, uint64_t len, bool owned)
 	return plan_add(ctx, off, len, !owned);
 }
 
+/* Bytes of DPU @i's block in the window @wo .. @wo + @wlen - 1 */
+static uint64_t dri_extent(const struct dri_xfer *x, uint32_t i)
+{
+	uint64_t have = x->plan[i].bytes;
+
+	if (have <= x->wo)
+		return 0;
+	return have - x->wo < x->wlen ? have - x->wo : x->wlen;
+}
+
+static uint64_t dri_round8(uint64_t n)
+{
+	return (n + 7) & ~7ULL;
+}
+
+/* Where DPU @i's last word (in the group being pushed) is kept on the host */
+static uint8_t *dri_tail_word(const struct dri_xfer *x, uint32_t i)
+{
+	if (x->packed)	/* after its packed bytes: the window is a multiple of 8 */
+		return x->packed + i * x->window + x->glen - 8;
+	return x->tail + 8 * (uint64_t)i;
+}
+
 static bool dri_get_block(struct sg_block_info *out, uint32_t dpu_index, uint32_t block_index,
 			  void *args)
 {
 	struct dri_xfer *x = *(struct dri_xfer **)args;
 	const struct dri_dpu_plan *p;
-	uint64_t lo = 0, hi, mid;
+	uint64_t lo = 0, hi, mid, e = 0;
 	const struct dri_run *r;
 
 	if (dpu_index >= x->nr_dpus)
 		return false;
+	if (x->glen) {
+		e = dri_extent(x, dpu_index);
+		if (dri_round8(e) != x->glen)
+			return false;		/* another group's, or nothing */
+		if (x->tail_read) {
+			if (block_index || !(e % 8))
+				return false;
+			out->addr = dri_tail_word(x, dpu_index);
+			out->length = 8;
+			return true;
+		}
+	}
 	if (x->packed) {
 		uint64_t have = x->plan[dpu_index].bytes;
 
 		if (block_index || have <= x->wo)
 			return false;
 		out->addr = x->packed + dpu_index * x->window;
-		out->length = (uint32_t)(have - x->wo < x->wlen ? have - x->wo : x->wlen);
+		/* grouped: the packed bytes, then the rest of their last word */
+		out->length = (uint32_t)(x->glen ? x->glen : dri_extent(x, dpu_index));
 		return true;
 	}
 	p = &x->plan[dpu_index];
+	if (x->glen && block_index == p->nr_blocks && e % 8) {
+		/* the rest of the last word, as it was */
+		out->addr = dri_tail_word(x, dpu_index) + e % 8;
+		out->length = (uint32_t)(8 - e % 8);
+		return true;
+	}
 	if (block_index >= p->nr_blocks)
 		return false;
 	hi = p->nr_runs;
@@ -971,6 +1029,8 @@ DPUSIM_API void DRI_xfer_destroy(DRI_Transfer x)
 	for (i = 0; x->plan && i < x->nr_dpus; i++)
 		free(x->plan[i].runs);
 	free(x->plan);
+	free(x->glens);
+	free(x->tail);
 	free(x->bufs);
 	free(x->name);
 	free(x->symbol);
@@ -1050,6 +1110,19 @@ DPUSIM_API int DRI_xfer_create(const char *name, DRI_Distribution dist, DRI_Layo
 			max_discard = x->plan[i].max_discard;
 	}
 	x->length = (x->length + 7) & ~7ULL;
+	if (direction == DRI_TO_DPUS) {
+		x->glens = calloc(x->nr_dpus, sizeof(*x->glens));
+		for (i = 0; i < x->nr_dpus && x->glens && !x->tail; i++)
+			if (x->plan[i].bytes % 8) {
+				x->tail = malloc(8 * (size_t)x->nr_dpus);
+				if (!x->tail)
+					break;
+			}
+		if (!x->glens || (i < x->nr_dpus && !x->tail)) {
+			DRI_xfer_destroy(x);
+			return dri_err(ENOMEM, "DRI_xfer_create: out of memory");
+		}
+	}
 	if (max_discard) {
 		x->scratch = malloc(max_discard);
 		x->host_bytes += max_discard;
@@ -1166,16 +1239,28 @@ DPUSIM_API uint64_t DRI_xfer_host_bytes(DRI_Transfer xfer)
 	return xfer ? xfer->host_bytes + DRI_xfer_host_bytes(xfer->then) : 0;
 }
 
+/*
+ * One push of the window at @offset: a gather (@x->glen 0, every DPU, the
+ * blocks short of @length by what each DPU lacks), or a scatter group's
+ * write or read of its last words.  Only the DPUs with blocks take part.
+ * The read is synchronous, so it waits for the rank's queued transfers:
+ * it sees what they wrote.
+ */
 static int dri_push(const char *name, struct dri_xfer *x, uint64_t offset, uint64_t length)
 {
 	get_block_t gb = { .f = dri_get_block, .args = &x, .args_size = sizeof(x) };
-	dpu_sg_xfer_flags_t flags = DPU_SG_XFER_DISABLE_LENGTH_CHECK;
+	dpu_xfer_t dir = x->direction == DRI_TO_DPUS ? DPU_XFER_TO_DPU : DPU_XFER_FROM_DPU;
 	dpu_error_t e;
 
-	if (x->async)
-		flags |= DPU_SG_XFER_ASYNC;
-	e = dpu_push_sg_xfer(x->set, x->direction == DRI_TO_DPUS ? DPU_XFER_TO_DPU : DPU_XFER_FROM_DPU,
-			     x->symbol, (uint32_t)(x->offset + offset), length, &gb, flags);
+	if (x->tail_read) {
+		dir = DPU_XFER_FROM_DPU;
+		offset += x->glen - 8;
+		length = 8;
+	}
+	/* a block more than the plan's: the rest of the last word */
+	e = dpusim_push_sg_subset(x->set, "DRI_do", dir, x->symbol, (uint32_t)(x->offset + offset),
+				  length, &gb, (uint32_t)x->max_blocks + 1, x->glen != 0,
+				  x->async && !x->tail_read);
 	if (e != DPU_OK) {
 		const char *m = dpu_error_to_string(e);
 		int r = dri_err(EIO, "DRI_do %s: %s", name, m ? m : "error");
@@ -1184,6 +1269,69 @@ static int dri_push(const char *name, struct dri_xfer *x, uint64_t offset, uint6
 		return r;
 	}
 	return 0;
+}
+
+static int dri_cmp_desc(const void *a, const void *b)
+{
+	uint64_t u = *(const uint64_t *)a, v = *(const uint64_t *)b;
+
+	return u < v ? 1 : u > v ? -1 : 0;
+}
+
+/*
+ * The groups of a scatter's window in @x->glens, the longest first (its
+ * push checks the whole range before any other moves a byte): each is a
+ * length (a multiple of 8) with bit 0 set if one of its DPUs' parts ends
+ * inside a word.  Returns how many.
+ */
+static uint32_t dri_groups(struct dri_xfer *x)
+{
+	uint32_t i, n = 0, k;
+	uint64_t e;
+
+	for (i = 0; i < x->nr_dpus; i++) {
+		e = dri_extent(x, i);
+		if (e)
+			x->glens[n++] = dri_round8(e) | (e % 8 != 0);
+	}
+	qsort(x->glens, n, sizeof(*x->glens), dri_cmp_desc);
+	for (i = 0, k = 0; i < n; i++) {
+		if (k && (x->glens[k - 1] & ~7ULL) == (x->glens[i] & ~7ULL))
+			x->glens[k - 1] |= x->glens[i];
+		else
+			x->glens[k++] = x->glens[i];
+	}
+	return k;
+}
+
+/*
+ * A scatter of the window @x->wo, @x->wlen (packed into @x->packed first
+ * if the transfer packs): the words the blocks end inside are read, then
+ * each group is written, its DPUs' blocks filling its length exactly.
+ */
+static int dri_scatter_window(const char *name, struct dri_xfer *x)
+{
+	uint32_t g, n = dri_groups(x);
+	int r = 0;
+
+	x->tail_read = true;
+	for (g = 0; g < n && !r; g++) {
+		x->glen = x->glens[g] & ~7ULL;
+		if (x->glens[g] & 1)
+			r = dri_push(name, x, x->wo, x->glen);
+	}
+	x->tail_read = false;
+	x->glen = 0;
+	if (r)
+		return r;
+	if (x->packed)
+		dri_pack(x, true);
+	for (g = 0; g < n && !r; g++) {
+		x->glen = x->glens[g] & ~7ULL;
+		r = dri_push(name, x, x->wo, x->glen);
+	}
+	x->glen = 0;
+	return r;
 }
 
 /*
@@ -1242,13 +1390,16 @@ static int dri_do_packed(const char *name, struct dri_xfer *x)
 		r = dri_next_slot(name, x);
 		if (r)
 			return r;
-		if (x->direction == DRI_TO_DPUS)
-			dri_pack(x, true);
+		if (x->direction == DRI_TO_DPUS) {
+			r = dri_scatter_window(name, x);
+			if (r)
+				return r;
+			continue;
+		}
 		r = dri_push(name, x, x->wo, x->wlen);
 		if (r)
 			return r;
-		if (x->direction == DRI_FROM_DPUS)
-			dri_pack(x, false);
+		dri_pack(x, false);
 	}
 	return 0;
 }
@@ -1261,7 +1412,14 @@ DPUSIM_API int DRI_do(const char *name, DRI_Transfer x)
 		return dri_err(EINVAL, "DRI_do: no transfer named %s here", name ? name : "(NULL)");
 	x->cur = x->bufs[x->next];
 	x->next = (x->next + 1) % x->nbufs;
-	r = x->packed ? dri_do_packed(name, x) : dri_push(name, x, 0, x->length);
+	if (x->packed) {
+		r = dri_do_packed(name, x);
+	} else {
+		x->wo = 0;
+		x->wlen = x->length;
+		r = x->direction == DRI_TO_DPUS ? dri_scatter_window(name, x) :
+			dri_push(name, x, 0, x->length);
+	}
 	if (r)
 		return r;
 	return x->then ? DRI_do(name, x->then) : 0;

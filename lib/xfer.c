@@ -376,6 +376,8 @@ static void *part_gather_sg(void *arg)
 				return NULL;
 			sum += info.length;
 		}
+		if (!b && req->sg_skip_empty)
+			continue;
 		if (req->sg_length_check && sum != req->length) {
 			part_fail(p, DPU_ERR_SG_LENGTH_MISMATCH,
 				  "DPU %u (rank%u DPU %u): its %u blocks hold %" PRIu64 " bytes, the transfer length is %" PRIu64 " (flag DPU_SG_XFER_DISABLE_LENGTH_CHECK allows a difference); nothing was transferred",

@@ -67,6 +67,12 @@ struct dpusim_xfer_req {
 	void *sg_args;			/* the copy of get_block_t.args */
 	uint32_t sg_max_blocks;
 	bool sg_length_check;
+	/*
+	 * A DPU whose get_block gives no block is left out of the ioctl
+	 * instead of taking part with none: to the DPU without the length
+	 * check, taking part would zero its @length bytes.
+	 */
+	bool sg_skip_empty;
 
 };
 
@@ -153,6 +159,17 @@ dpu_error_t dpusim_xfer_errno_to_error(int err);
 dpu_error_t dpusim_xfer_raw(struct dpu_set_t set, const char *fn, bool wram,
 			    dpu_xfer_t dir, uint64_t offset, void *buf,
 			    size_t length);
+
+/*
+ * dpu_push_sg_xfer for the library's own callers (DRI): the DPUs whose
+ * get_block gives no block do not take part (their memory is untouched,
+ * whatever the length check), and @max_blocks replaces the profile's
+ * sgXferMaxBlocksPerDpu (the caller checked its own limit against it).
+ */
+dpu_error_t dpusim_push_sg_subset(struct dpu_set_t set, const char *fn, dpu_xfer_t dir,
+				  const char *symbol, uint32_t symbol_offset, size_t length,
+				  const get_block_t *get_block, uint32_t max_blocks,
+				  bool length_check, bool async);
 
 /* ------------------------------------------------------------ async.c */
 

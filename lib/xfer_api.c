@@ -28,6 +28,8 @@ struct xfer_desc {
 	const void *buffer;		/* SRC_BUFFER */
 	const get_block_t *get_block;	/* SRC_SG */
 	bool length_check;		/* SRC_SG */
+	bool skip_empty;		/* SRC_SG: DPUs without blocks left out */
+	uint32_t max_blocks;		/* SRC_SG: 0 for the profile's */
 	bool async;
 	bool reset_prepared;		/* clear prepared buffers on success */
 };
@@ -114,7 +116,9 @@ static dpu_error_t run_xfer(struct dpu_set_t set, const struct xfer_desc *d)
 	case SRC_SG:
 		if (!d->length_check)
 			req->kflags |= DPUSIM_XFER_NO_LENGTH_CHECK;
+		req->sg_skip_empty = d->skip_empty;
 		ret = dpusim_xfer_gather_sg(req, d->get_block,
+					    d->max_blocks ? d->max_blocks :
 					    props->sg_max_blocks_per_dpu,
 					    d->length_check);
 		break;
@@ -378,6 +382,21 @@ DPUSIM_API dpu_error_t dpu_push_sg_xfer_symbol(struct dpu_set_t dpu_set,
 }
 
 /* ------------------------------------------------------------ internal */
+
+dpu_error_t dpusim_push_sg_subset(struct dpu_set_t set, const char *fn, dpu_xfer_t dir,
+				  const char *symbol, uint32_t symbol_offset, size_t length,
+				  const get_block_t *get_block, uint32_t max_blocks,
+				  bool length_check, bool async)
+{
+	struct xfer_desc d = {
+		.fn = fn, .dir = dir, .symbol = symbol, .symbol_offset = symbol_offset,
+		.length = length, .src = SRC_SG, .get_block = get_block,
+		.length_check = length_check, .skip_empty = true,
+		.max_blocks = max_blocks, .async = async,
+	};
+
+	return run_xfer(set, &d);
+}
 
 dpu_error_t dpusim_xfer_raw(struct dpu_set_t set, const char *fn, bool wram,
 			    dpu_xfer_t dir, uint64_t offset, void *buf,

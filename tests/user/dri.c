@@ -2489,4 +2489,235 @@ TEST(destroy_and_queries_take_null)
 	EXPECT_EQ(0, DRI_dist_local_bytes(NULL, 0, 1));
 }
 
+/* ------------------------------------------------------------ nothing outside the blocks */
+
+/*
+ * A scatter, a halo refresh and a redistribution write each DPU's block
+ * and nothing else: not the rest of the 8-byte word a block ends in, not
+ * the bytes up to the largest block of the set, not a DPU that owns
+ * nothing.  Every DPU's MRAM is filled with a pattern of its own over
+ * FENCE_SPAN bytes (past every block of these cases) before the call;
+ * after it, each byte outside the block must still be the pattern's, and
+ * the block must be the one expect_mixed() gives.
+ */
+#define FENCE_SPAN 16384
+
+static void fence_fill(struct __test_metadata *_metadata, struct dpu_set_t set, uint8_t *before)
+{
+	struct dpu_set_t dpu;
+	uint32_t i;
+
+	DPU_FOREACH(set, dpu, i) {
+		fill_seed(before + (uint64_t)i * FENCE_SPAN, FENCE_SPAN, 50 + i);
+		ASSERT_EQ(DPU_OK, dpu_copy_to(dpu, DPU_MRAM_HEAP_POINTER_NAME, 0,
+					      before + (uint64_t)i * FENCE_SPAN, FENCE_SPAN));
+	}
+}
+
+static void fence_snapshot(struct __test_metadata *_metadata, struct dpu_set_t set,
+			   uint8_t *before)
+{
+	struct dpu_set_t dpu;
+	uint32_t i;
+
+	DPU_FOREACH(set, dpu, i)
+		ASSERT_EQ(DPU_OK, dpu_copy_from(dpu, DPU_MRAM_HEAP_POINTER_NAME, 0,
+						before + (uint64_t)i * FENCE_SPAN, FENCE_SPAN));
+}
+
+/*
+ * Every DPU's MRAM 0 .. FENCE_SPAN - 1: its block of @c's @dist at
+ * @offset with @host's elements, and @before's bytes everywhere else
+ */
+static void fence_check(struct __test_metadata *_metadata, struct dpu_set_t set,
+			DRI_Distribution dist, const struct rcase *c, uint32_t offset,
+			const uint8_t *before, const uint8_t *host, const char *what)
+{
+	uint8_t *want = malloc(FENCE_SPAN), *got = malloc(FENCE_SPAN);
+	struct dpu_set_t dpu;
+	uint64_t len, b;
+	uint32_t i;
+
+	ASSERT_TRUE(want && got);
+	DPU_FOREACH(set, dpu, i) {
+		memcpy(want, before + (uint64_t)i * FENCE_SPAN, FENCE_SPAN);
+		len = DRI_dist_local_bytes(dist, i, c->overlap);
+		ASSERT_GE(FENCE_SPAN, offset + len);
+		ASSERT_EQ(len, expect_mixed(_metadata, dist, c, i, host, host, want + offset));
+		ASSERT_EQ(DPU_OK, dpu_copy_from(dpu, DPU_MRAM_HEAP_POINTER_NAME, 0, got,
+						FENCE_SPAN));
+		if (!memcmp(got, want, FENCE_SPAN))
+			continue;
+		for (b = 0; got[b] == want[b]; b++)
+			;
+		EXPECT_EQ(want[b], got[b])
+			TH_LOG("%s (%s): DPU %u's MRAM byte %llu changed: its block is bytes %u .. %llu",
+			       c->name, what, i, (unsigned long long)b, offset,
+			       (unsigned long long)(offset + len - 1));
+		break;
+	}
+	free(want);
+	free(got);
+}
+
+/* A scatter of @c at MRAM offset @offset (@flags: DRI_ASYNC) */
+static void fence_scatter(struct __test_metadata *_metadata, const struct rcase *c,
+			  uint32_t offset, int flags)
+{
+	uint64_t total = total_bytes(c);
+	uint8_t *a = malloc(total), *before = malloc((uint64_t)nr_dpus(c) * FENCE_SPAN);
+	void *abuf[1] = { a };
+	struct dpu_set_t set;
+	DRI_Transfer x;
+	struct dobj o;
+
+	ASSERT_TRUE(a && before);
+	fill(a, total);
+	ASSERT_EQ(DPU_OK, dpu_alloc(nr_dpus(c), PROFILE, &set));
+	dobj_make(_metadata, set, c, &o);
+	ASSERT_EQ(0, DRI_xfer_create("in", o.dist, o.lay, DPU_MRAM_HEAP_POINTER_NAME, offset, 1,
+				     abuf, DRI_TO_DPUS | flags | (c->overlap ? DRI_OVERLAP : 0),
+				     &x));
+	fence_fill(_metadata, set, before);
+	ASSERT_EQ(0, DRI_do("in", x));
+	if (flags & DRI_ASYNC)
+		ASSERT_EQ(DPU_OK, dpu_sync(set));
+	fence_check(_metadata, set, o.dist, c, offset, before, a, "scatter");
+	DRI_xfer_destroy(x);
+	dobj_free(&o);
+	dpu_free(set);
+	free(a);
+	free(before);
+}
+
+static const struct rcase fence_cases[] = {
+	/* blocks of 256, 224 and 196 bytes: three lengths, one ends inside a word */
+	{ "2-D 31 x 15 over 4 x 2, 4-byte", 2, { 31, 15 }, { 4, 2 }, { BLK, BLK }, { 0, 1 }, 4, 0 },
+	/* 3-byte elements: most blocks end inside a word */
+	{ "2-D 11 x 9 over 8 x 1, 3-byte", 2, { 11, 9 }, { 8, 1 }, { BLK, WHL }, { 0, 1 }, 3, 0 },
+	/* 3 elements over 8: five DPUs own nothing */
+	{ "1-D 3 over 8, 4-byte", 1, { 3 }, { 8 }, { BLK }, { 0 }, 4, 0 },
+	{ "1-D 997 bytes over 8, block-cyclic(16)", 1, { 997 }, { 8 }, { CYC(16) }, { 0 }, 1, 0 },
+	/* packed (a transposing layout) */
+	{ "2-D 31 x 15 over 4 x 2, transposed, 4-byte", 2, { 31, 15 }, { 4, 2 }, { BLK, BLK },
+	  { 1, 0 }, 4, 0 },
+	{ "2-D 37 x 53 over 1 x 5, transposed, 3-byte", 2, { 37, 53 }, { 1, 5 }, { WHL, BLK },
+	  { 1, 0 }, 3, 0 },
+	{ "2-D 23 x 17 over 4 x 2 with overlaps 1/2, 3-byte", 2, { 23, 17 }, { 4, 2 },
+	  { OVL(1, 2), OVL(2, 1) }, { 0, 1 }, 3, 1 },
+	{ "4-D 5 x 4 x 3 x 7 over 2 x 1 x 2 x 2, 3-byte", 4, { 5, 4, 3, 7 }, { 2, 1, 2, 2 },
+	  { BLK, WHL, BLK, CYC(3) }, { 0, 1, 2, 3 }, 3, 0 },
+};
+
+static void fence_scatters(struct __test_metadata *_metadata)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(fence_cases) / sizeof(fence_cases[0]); i++) {
+		fence_scatter(_metadata, &fence_cases[i], 0, 0);
+		fence_scatter(_metadata, &fence_cases[i], 40, 0);
+		fence_scatter(_metadata, &fence_cases[i], 8, DRI_ASYNC);
+		if (_metadata->exit_code == KSFT_FAIL) {
+			TH_LOG("case %u: %s", i, fence_cases[i].name);
+			return;
+		}
+	}
+}
+
+TEST(scatter_changes_nothing_outside_the_blocks)
+{
+	fence_scatters(_metadata);
+}
+
+TEST_F_TIMEOUT(slow, scatter_in_windows_changes_nothing_outside_the_blocks, 300)
+{
+	unsigned int w;
+
+	for (w = 0; w < sizeof(windows) / sizeof(windows[0]); w++) {
+		ASSERT_EQ(0, setenv("DPUSIM_DRI_WINDOW", windows[w], 1));
+		fence_scatters(_metadata);
+		if (_metadata->exit_code == KSFT_FAIL) {
+			TH_LOG("window %s", windows[w]);
+			return;
+		}
+	}
+}
+
+/* A halo refresh: the blocks with their overlaps rewritten, nothing else */
+static void fence_halo(struct __test_metadata *_metadata, const struct rcase *c)
+{
+	uint64_t total = total_bytes(c);
+	uint8_t *a = malloc(total), *before = malloc((uint64_t)nr_dpus(c) * FENCE_SPAN);
+	void *abuf[1] = { a };
+	struct dpu_set_t set;
+	DRI_Transfer in, h;
+	struct dobj o;
+
+	ASSERT_TRUE(a && before);
+	fill(a, total);
+	ASSERT_EQ(DPU_OK, dpu_alloc(nr_dpus(c), PROFILE, &set));
+	dobj_make(_metadata, set, c, &o);
+	ASSERT_EQ(0, DRI_xfer_create("in", o.dist, o.lay, DPU_MRAM_HEAP_POINTER_NAME, 16, 1, abuf,
+				     DRI_TO_DPUS | DRI_OVERLAP, &in));
+	ASSERT_EQ(0, DRI_halo_create("halo", o.dist, o.lay, DPU_MRAM_HEAP_POINTER_NAME, 16, &h));
+	fence_fill(_metadata, set, before);
+	ASSERT_EQ(0, DRI_do("in", in));
+	fence_check(_metadata, set, o.dist, c, 16, before, a, "scattered with overlaps");
+	fence_snapshot(_metadata, set, before);
+	ASSERT_EQ(0, DRI_do("halo", h));
+	fence_check(_metadata, set, o.dist, c, 16, before, a, "halo refreshed");
+	DRI_xfer_destroy(h);
+	DRI_xfer_destroy(in);
+	dobj_free(&o);
+	dpu_free(set);
+	free(a);
+	free(before);
+}
+
+TEST(halo_refresh_changes_nothing_outside_the_blocks)
+{
+	const struct rcase c1 = { "1-D 10 over 8, overlaps 2/2", 1, { 10 }, { 8 }, { OVL(2, 2) },
+				  { 0 }, 1, 1 };
+	const struct rcase c2 = { "2-D 31 x 15 over 3 x 2, overlaps 2", 2, { 31, 15 }, { 3, 2 },
+				  { OVL(2, 2), OVL(2, 2) }, { 0, 1 }, 3, 1 };
+	const struct rcase c3 = { "2-D 31 x 15 over 2 x 2, overlaps 1, transposed", 2,
+				  { 31, 15 }, { 2, 2 }, { OVL(1, 1), OVL(1, 1) }, { 1, 0 }, 4, 1 };
+
+	fence_halo(_metadata, &c1);
+	fence_halo(_metadata, &c2);
+	fence_halo(_metadata, &c3);
+}
+
+/* A redistribution: @to's blocks at their offset written, nothing else */
+static void fence_redist(struct __test_metadata *_metadata, const struct rcase *from,
+			 const struct rcase *to)
+{
+	uint8_t *before = malloc((uint64_t)nr_dpus(from) * FENCE_SPAN);
+	struct redist r;
+
+	ASSERT_NE(NULL, before);
+	redist_make(_metadata, &r, from, to);
+	fence_fill(_metadata, r.set, before);
+	redist_load(_metadata, &r, 3);
+	fence_snapshot(_metadata, r.set, before);
+	ASSERT_EQ(0, DRI_do("turn", r.x));
+	fence_check(_metadata, r.set, r.t.dist, to, r.to_off, before, r.a, "redistributed");
+	redist_free(&r);
+	free(before);
+}
+
+TEST(redistribution_changes_nothing_outside_the_blocks)
+{
+	struct rcase rows, cols;
+	const struct rcase blocks = { "2 x 2 blocks", 2, { 23, 9 }, { 2, 2 }, { BLK, BLK },
+				      { 0, 1 }, 3, 0 };
+	const struct rcase rows4 = { "rows", 2, { 23, 9 }, { 4, 1 }, { BLK, WHL }, { 0, 1 }, 3, 0 };
+
+	corner_cases(5, 200, 6, 3, &rows, &cols);	/* one empty source block */
+	fence_redist(_metadata, &rows, &cols);
+	corner_cases(37, 53, 5, 4, &rows, &cols);
+	fence_redist(_metadata, &rows, &cols);
+	fence_redist(_metadata, &rows4, &blocks);
+}
+
 TEST_HARNESS_MAIN
