@@ -355,9 +355,11 @@ DPUSIM_API dpu_error_t dpu_status(struct dpu_set_t dpu_set, bool *done,
  *   dpu_alloc*, one rank (DPU_RANK_FOREACH) or one DPU (DPU_FOREACH).
  *   Disabled DPUs (past nr_dpus in the last rank) never take part.
  * - Everything is checked before anything moves; then each rank with DPUs
- *   taking part gets exactly one DPUSIM_IOCTL_XFER, the ranks in parallel.
- *   A rank either completes its share or is left unchanged; when one rank
- *   of a multi-rank set fails, the other ranks may have completed.
+ *   taking part gets one DPUSIM_IOCTL_XFER, the ranks in parallel, or
+ *   more when its share is over the kernel's limits of one call (below).
+ *   A rank of one call either completes its share or is left unchanged;
+ *   when one rank of a multi-rank set fails, the other ranks may have
+ *   completed.
  * - Errors of the module (errno, also logged with its text):
  *     EFAULT    DPU_ERR_INVALID_MEMORY_TRANSFER  a host buffer or block is
  *               not mapped (or, from the DPU, not writable)
@@ -368,14 +370,29 @@ DPUSIM_API dpu_error_t dpu_status(struct dpu_set_t dpu_set, bool *done,
  *     E2BIG     DPU_ERR_INVALID_MEMORY_TRANSFER  over one call's limits
  *     EOVERFLOW DPU_ERR_INVALID_MRAM_ACCESS
  *     others    DPU_ERR_DRIVER (EINVAL: libdpusim and dpusim.ko disagree)
- *   A rank takes at most 1 GiB (DPUSIM_XFER_MAX_BYTES) and 2^20 blocks per
- *   call: a transfer over that is refused before any ioctl with
- *   DPU_ERR_INVALID_MEMORY_TRANSFER (split it).
+ * - Any transfer that fits the DPUs' memory is taken, as by the SDK.  One
+ *   DPUSIM_IOCTL_XFER moves at most 1 GiB (DPUSIM_XFER_MAX_BYTES), 2^20
+ *   blocks, 4 GiB of zero padding and 2^19 pinned pages of one rank; a
+ *   rank's share over that is split by the library into as few calls as
+ *   those limits allow, each a run of the rank's DPUs in DPU_FOREACH order
+ *   with their whole blocks (64 DPUs x 50 MiB: 4 calls of at most 20
+ *   DPUs), issued one after the other.  Each call changes nothing if it
+ *   fails, and the rank stops at the first that fails: then the DPUs of
+ *   the calls before it have their data (to the DPUs: written to MRAM;
+ *   from the DPUs: written to their host blocks; ASYNC: queued and
+ *   completing), those of the failing call and after it are unchanged,
+ *   and the message says how many DPUs of the rank are done.  Such a
+ *   failure (ENOSPC as the second call fills the budget, EFAULT on a later
+ *   DPU's buffer, EBUSY for a DPU launched meanwhile, EAGAIN for a full
+ *   queue) is the one case where a rank is left part done.  A single DPU
+ *   whose share alone is over a limit (more than 1 GiB: only with
+ *   mram_size over 1 GiB) is refused before any ioctl with
+ *   DPU_ERR_INVALID_MEMORY_TRANSFER.
  * - Unknown flag bits: DPU_ERR_INVALID_MEMORY_TRANSFER. A bad direction:
  *   DPU_ERR_INVALID_MEMORY_TRANSFER. A disabled DPU given as a set:
  *   DPU_ERR_DPU_DISABLED.
  * - ASYNC (DPU_XFER_ASYNC, DPU_SG_XFER_ASYNC): the call checks everything,
- *   gathers the block lists and issues the same one ioctl per rank, which
+ *   gathers the block lists and issues the same ioctls per rank, which
  *   dpusim.ko queues (DPUSIM_XFER_ASYNC) once it has checked the
  *   descriptor, pinned the host pages and allocated the MRAM: every error
  *   of the transfer, including an unmapped host block or an exhausted

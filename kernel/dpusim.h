@@ -345,6 +345,7 @@ extern struct class dpusim_class;
 
 /* mram.c */
 extern struct dpusim_budget dpusim_budget;
+void dpusim_budget_default(struct dpusim_budget *b);
 int dpusim_budget_charge(struct dpusim_budget *b, unsigned long nr);
 void dpusim_budget_uncharge(struct dpusim_budget *b, unsigned long nr);
 void dpusim_mem_init(struct dpusim_mem *mem, u64 size, struct dpusim_budget *b);

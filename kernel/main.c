@@ -67,6 +67,7 @@ static int __init dpusim_init(void)
 	ret = dpusim_geometry_check(&geo);
 	if (ret)
 		return ret;
+	dpusim_budget_default(&dpusim_budget);
 
 	dpusim_ranks = kcalloc(geo.nr_ranks, sizeof(*dpusim_ranks), GFP_KERNEL);
 	if (!dpusim_ranks)

@@ -19,17 +19,47 @@
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 
 #include "dpusim.h"
 
+/*
+ * The budget follows the machine: 0 when the module is loaded (the
+ * default) becomes half of its RAM, at least DPUSIM_BUDGET_MIN
+ * (dpusim_budget_default()).  Resident simulated memory is kernel memory
+ * that is neither swapped nor reclaimed, and a host program usually
+ * keeps its own copy of what it moves to the DPUs: half leaves the other
+ * half for that copy and the rest of the system.  The floor is the fixed
+ * default of before, so that a machine of 2 GiB (which its kernel leaves
+ * with less) loses nothing; that 1 GiB was far below what PrIM's
+ * benchmarks keep resident with their default inputs (2 to 3 GiB on one
+ * rank).
+ */
+#define DPUSIM_BUDGET_MIN	SZ_1G
+
 struct dpusim_budget dpusim_budget = {
 	.pages = ATOMIC_LONG_INIT(0),
-	.limit = 1UL << 30,
+	.limit = 0,
 };
 module_param_named(mram_budget, dpusim_budget.limit, ulong, 0644);
 MODULE_PARM_DESC(mram_budget,
-		 "Bytes of simulated memory (all ranks) that may be resident (default 1 GiB)");
+		 "Bytes of simulated memory (all ranks) that may be resident; 0 at load (the default): half of the RAM, at least 1 GiB");
+
+/**
+ * dpusim_budget_default - give an unset budget its default, at load
+ * @b: the budget
+ *
+ * A limit of 0 becomes half of the RAM (totalram_pages()), at least
+ * DPUSIM_BUDGET_MIN; a limit set by the user stays.  Later writes to the
+ * parameter are taken as they are (0 then allows nothing).
+ */
+void dpusim_budget_default(struct dpusim_budget *b)
+{
+	if (!b->limit)
+		b->limit = max_t(unsigned long, (totalram_pages() / 2) << PAGE_SHIFT,
+				 DPUSIM_BUDGET_MIN);
+}
 
 /**
  * dpusim_budget_charge - reserve @nr pages of the budget

@@ -4,8 +4,9 @@
  * and dpu_sync.
  *
  * The queueing is dpusim.ko's (DPUSIM_XFER_ASYNC): the API call validates
- * and gathers everything itself, then issues the same one
- * DPUSIM_IOCTL_XFER per rank as a synchronous call, with DPUSIM_XFER_ASYNC.
+ * and gathers everything itself, then issues the same DPUSIM_IOCTL_XFER
+ * calls per rank as a synchronous call (one, unless the rank's share is
+ * over one call's limits), with DPUSIM_XFER_ASYNC.
  * The kernel checks, pins the host pages and allocates the MRAM before
  * returning, so every error still comes back from the call; the copy runs
  * later in the kernel, in submission order per rank, and a synchronous

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "program.h"
 #include "xfer.h"
@@ -38,6 +39,7 @@ void dpusim_xfer_req_free(struct dpusim_xfer_req *req)
 	for (i = 0; i < req->nr_parts; i++) {
 		free(req->parts[i].dpus);
 		free(req->parts[i].blocks);
+		free(req->parts[i].call_end);
 	}
 	free(req->parts);
 	free(req->sg_args);
@@ -281,15 +283,16 @@ static bool part_add_block(struct dpusim_xfer_part *p, uint64_t addr,
 			   uint64_t length)
 {
 	if (p->nr_blocks == p->cap_blocks) {
+		/* a rank's blocks may fill several calls (step 4) */
 		uint32_t cap = p->cap_blocks ? p->cap_blocks * 2 : 16;
 		struct dpusim_block *nb;
 
-		if (cap > DPUSIM_XFER_MAX_BLOCKS || cap < p->cap_blocks)
-			cap = DPUSIM_XFER_MAX_BLOCKS;
+		if (cap < p->cap_blocks)
+			cap = UINT32_MAX;
 		if (cap <= p->nr_blocks) {
 			part_fail(p, DPU_ERR_INVALID_MEMORY_TRANSFER,
-				  "rank%u: more than %u blocks in one rank (the limit of one DPUSIM_IOCTL_XFER)",
-				  p->rank->index, DPUSIM_XFER_MAX_BLOCKS);
+				  "rank%u: more than %u blocks in one rank",
+				  p->rank->index, UINT32_MAX - 1);
 			return false;
 		}
 		nb = realloc(p->blocks, (size_t)cap * sizeof(*nb));
@@ -429,39 +432,99 @@ dpu_error_t dpusim_xfer_gather_sg(struct dpusim_xfer_req *req,
 
 /* ------------------------------------------------------------ limits */
 
+/* What one DPU's share adds to a call */
+struct xfer_share {
+	uint64_t bytes, pad, pages, blocks;
+};
+
+static void dpu_share(const struct dpusim_xfer_req *req, const struct dpusim_xfer_dpu *dpu,
+		      const struct dpusim_block *b, unsigned int shift, struct xfer_share *sh)
+{
+	uint64_t sum = 0;
+	uint32_t k;
+
+	sh->pages = 0;
+	sh->blocks = dpu->nr_blocks;
+	for (k = 0; k < dpu->nr_blocks; k++, b++) {
+		sum += b->length; /* < 2^32 blocks of < 2^32 */
+		if (!b->length)
+			continue;
+		/* its pages, whole (the kernel pins at most these) */
+		sh->pages += ((b->addr + b->length - 1) >> shift) - (b->addr >> shift) + 1;
+	}
+	sh->bytes = sum < req->length ? sum : req->length;
+	/* to the DPUs, the rest of length is zero padding */
+	sh->pad = !(req->kflags & DPUSIM_XFER_FROM_DPU) && sum < req->length ?
+		  req->length - sum : 0;
+}
+
+/* Does @add still fit in a call holding @cur? */
+static bool share_fits(const struct xfer_share *cur, const struct xfer_share *add)
+{
+	return cur->bytes + add->bytes <= DPUSIM_XFER_MAX_BYTES &&
+	       cur->pad + add->pad <= DPUSIM_XFER_MAX_PAD_BYTES &&
+	       cur->pages + add->pages <= DPUSIM_XFER_MAX_PAGES &&
+	       cur->blocks + add->blocks <= DPUSIM_XFER_MAX_BLOCKS;
+}
+
+static dpu_error_t part_split(struct dpusim_xfer_req *req, struct dpusim_xfer_part *p,
+			      unsigned int shift)
+{
+	static const struct xfer_share none;
+	const struct dpusim_block *b = p->blocks;
+	struct xfer_share cur = none, sh;
+	uint32_t d, n = 0;
+
+	free(p->call_end);
+	p->call_end = NULL;
+	p->nr_calls = 0;
+	p->bytes = 0;
+	if (!p->nr_dpus)
+		return DPU_OK;
+	/* at most a call per DPU */
+	p->call_end = malloc(p->nr_dpus * sizeof(*p->call_end));
+	if (!p->call_end) {
+		dpusim_log("%s: rank%u: out of memory", req->fn, p->rank->index);
+		return DPU_ERR_SYSTEM;
+	}
+	for (d = 0; d < p->nr_dpus; b += p->dpus[d].nr_blocks, d++) {
+		dpu_share(req, &p->dpus[d], b, shift, &sh);
+		p->bytes += sh.bytes;
+		if (!share_fits(&none, &sh)) {
+			dpusim_log("%s: rank%u DPU %u alone takes %" PRIu64 " bytes, %" PRIu64 " of zero padding, %" PRIu64 " blocks and %" PRIu64 " pages: more than one DPUSIM_IOCTL_XFER takes (%llu bytes, %llu of padding, %u blocks, %u pages), and a DPU's share is never split",
+				   req->fn, p->rank->index, p->dpus[d].dpu, sh.bytes, sh.pad,
+				   sh.blocks, sh.pages,
+				   (unsigned long long)DPUSIM_XFER_MAX_BYTES,
+				   (unsigned long long)DPUSIM_XFER_MAX_PAD_BYTES,
+				   DPUSIM_XFER_MAX_BLOCKS, DPUSIM_XFER_MAX_PAGES);
+			return DPU_ERR_INVALID_MEMORY_TRANSFER;
+		}
+		if (d && !share_fits(&cur, &sh)) {
+			p->call_end[n++] = d;
+			cur = none;
+		}
+		cur.bytes += sh.bytes;
+		cur.pad += sh.pad;
+		cur.pages += sh.pages;
+		cur.blocks += sh.blocks;
+	}
+	p->call_end[n++] = p->nr_dpus;
+	p->nr_calls = n;
+	return DPU_OK;
+}
+
 dpu_error_t dpusim_xfer_check_limits(struct dpusim_xfer_req *req)
 {
-	uint32_t i, d;
+	long ps = sysconf(_SC_PAGESIZE);
+	/* a page size is a power of two */
+	unsigned int shift = ps > 0 ? (unsigned int)__builtin_ctzl((unsigned long)ps) : 12;
+	dpu_error_t ret;
+	uint32_t i;
 
 	for (i = 0; i < req->nr_parts; i++) {
-		struct dpusim_xfer_part *p = &req->parts[i];
-		const struct dpusim_block *b = p->blocks;
-		uint64_t total = 0, pad = 0;
-
-		for (d = 0; d < p->nr_dpus; d++) {
-			uint64_t sum = 0;
-			uint32_t k;
-
-			for (k = 0; k < p->dpus[d].nr_blocks; k++, b++)
-				sum += b->length; /* <= 2^20 blocks of < 2^32 */
-			total += sum < req->length ? sum : req->length;
-			/* to the DPUs, the rest of length is zero padding */
-			if (!(req->kflags & DPUSIM_XFER_FROM_DPU) && sum < req->length)
-				pad += req->length - sum;
-		}
-		p->bytes = total;
-		if (pad > DPUSIM_XFER_MAX_PAD_BYTES) {
-			dpusim_log("%s: rank%u: %" PRIu64 " bytes of zero padding (blocks short of the length) in one transfer, more than the %llu a rank takes in one DPUSIM_IOCTL_XFER; split the transfer",
-				   req->fn, p->rank->index, pad,
-				   (unsigned long long)DPUSIM_XFER_MAX_PAD_BYTES);
-			return DPU_ERR_INVALID_MEMORY_TRANSFER;
-		}
-		if (total > DPUSIM_XFER_MAX_BYTES) {
-			dpusim_log("%s: rank%u: %" PRIu64 " bytes in one transfer, more than the %llu a rank takes in one DPUSIM_IOCTL_XFER; split the transfer",
-				   req->fn, p->rank->index, total,
-				   (unsigned long long)DPUSIM_XFER_MAX_BYTES);
-			return DPU_ERR_INVALID_MEMORY_TRANSFER;
-		}
+		ret = part_split(req, &req->parts[i], shift);
+		if (ret != DPU_OK)
+			return ret;
 	}
 	return DPU_OK;
 }
@@ -515,16 +578,20 @@ static const char *errno_hint(int err)
 	}
 }
 
-/* After a transfer from the DPUs: the bytes written to the host blocks. */
-static void mark_defined(const struct dpusim_xfer_part *p)
+/*
+ * After a transfer from the DPUs: the bytes written to the host blocks
+ * of DPUs @d0 .. @d1 - 1 (from block @b0).
+ */
+static void mark_defined(const struct dpusim_xfer_part *p, uint32_t d0, uint32_t d1,
+			 uint32_t b0)
 {
 #ifdef DPUSIM_HAVE_VALGRIND
-	const struct dpusim_block *b = p->blocks;
+	const struct dpusim_block *b = p->blocks + b0;
 	uint32_t d, k;
 
 	if (!RUNNING_ON_VALGRIND)
 		return;
-	for (d = 0; d < p->nr_dpus; d++) {
+	for (d = d0; d < d1; d++) {
 		uint64_t left = p->req->length;
 
 		for (k = 0; k < p->dpus[d].nr_blocks; k++, b++) {
@@ -537,47 +604,63 @@ static void mark_defined(const struct dpusim_xfer_part *p)
 	}
 #else
 	(void)p;
+	(void)d0;
+	(void)d1;
+	(void)b0;
 #endif
 }
 
-/* Thread body: the one ioctl of one rank. */
+/* Thread body: the calls of one rank, in order, up to the first that fails. */
 static void *part_issue(void *arg)
 {
 	struct dpusim_xfer_part *p = arg;
 	struct dpusim_xfer_req *req = p->req;
+	uint32_t c, d0 = 0, d, b0 = 0, nb;
 	struct dpusim_xfer x;
-	char eb[128];
+	char eb[128], done[96];
 	int r;
 
-	if (!p->nr_dpus)
-		return NULL;
-	memset(&x, 0, sizeof(x));
-	x.size = sizeof(x);
-	x.flags = req->kflags;
-	x.offset = req->offset;
-	x.length = req->length;
-	x.nr_dpus = p->nr_dpus;
-	x.nr_blocks = p->nr_blocks;
-	x.dpus = (uint64_t)(uintptr_t)p->dpus;
-	x.blocks = (uint64_t)(uintptr_t)p->blocks;
-	/* A failed call changes nothing, so an interrupted one is retried. */
-	do {
-		r = ioctl(p->rank->fd, DPUSIM_IOCTL_XFER, &x);
-	} while (r < 0 && errno == EINTR);
-	if (r < 0) {
-		p->sys_errno = errno;
-		part_fail(p, dpusim_xfer_errno_to_error(p->sys_errno),
-			  "rank%u: DPUSIM_IOCTL_XFER (%s, %u DPUs, %u blocks, %s offset %" PRIu64 ", length %" PRIu64 "): %s: %s; this rank is unchanged",
-			  p->rank->index,
-			  req->kflags & DPUSIM_XFER_FROM_DPU ? "from DPU" : "to DPU",
-			  p->nr_dpus, p->nr_blocks,
-			  req->kflags & DPUSIM_XFER_WRAM ? "WRAM" : "MRAM",
-			  req->offset, req->length,
-			  dpusim_strerror(p->sys_errno, eb, sizeof(eb)),
-			  errno_hint(p->sys_errno));
-	} else if (req->kflags & DPUSIM_XFER_FROM_DPU) {
-		mark_defined(p);
+	p->calls_done = 0;
+	for (c = 0; c < p->nr_calls; c++, d0 = p->call_end[c - 1], b0 += nb) {
+		for (nb = 0, d = d0; d < p->call_end[c]; d++)
+			nb += p->dpus[d].nr_blocks;
+		memset(&x, 0, sizeof(x));
+		x.size = sizeof(x);
+		x.flags = req->kflags;
+		x.offset = req->offset;
+		x.length = req->length;
+		x.nr_dpus = p->call_end[c] - d0;
+		x.nr_blocks = nb;
+		x.dpus = (uint64_t)(uintptr_t)(p->dpus + d0);
+		x.blocks = (uint64_t)(uintptr_t)(p->blocks + b0);
+		/* A failed call changes nothing, so an interrupted one is retried. */
+		do {
+			r = ioctl(p->rank->fd, DPUSIM_IOCTL_XFER, &x);
+		} while (r < 0 && errno == EINTR);
+		if (r < 0)
+			break;
+		if (req->kflags & DPUSIM_XFER_FROM_DPU)
+			mark_defined(p, d0, p->call_end[c], b0);
+		p->calls_done++;
 	}
+	if (c == p->nr_calls)
+		return NULL;
+	p->sys_errno = errno;
+	if (!c)
+		snprintf(done, sizeof(done), "this rank is unchanged");
+	else
+		snprintf(done, sizeof(done),
+			 "its first %u of %u DPUs are done (call %u of %u), the others unchanged",
+			 d0, p->nr_dpus, c + 1, p->nr_calls);
+	part_fail(p, dpusim_xfer_errno_to_error(p->sys_errno),
+		  "rank%u: DPUSIM_IOCTL_XFER (%s, %u DPUs, %u blocks, %s offset %" PRIu64 ", length %" PRIu64 "): %s: %s; %s",
+		  p->rank->index,
+		  req->kflags & DPUSIM_XFER_FROM_DPU ? "from DPU" : "to DPU",
+		  x.nr_dpus, x.nr_blocks,
+		  req->kflags & DPUSIM_XFER_WRAM ? "WRAM" : "MRAM",
+		  req->offset, req->length,
+		  dpusim_strerror(p->sys_errno, eb, sizeof(eb)),
+		  errno_hint(p->sys_errno), done);
 	return NULL;
 }
 
@@ -592,7 +675,7 @@ dpu_error_t dpusim_xfer_issue(struct dpusim_xfer_req *req)
 	}
 	run_parallel(req->parts, sizeof(*req->parts), req->nr_parts,
 		     part_issue);
-	/* Each rank fails or succeeds as a whole: report every failed one. */
+	/* Report every failed rank (part_issue says how far it got). */
 	for (i = 0; i < req->nr_parts; i++) {
 		if (req->parts[i].err == DPU_OK) {
 			done += req->parts[i].nr_dpus != 0;

@@ -12,11 +12,15 @@
  *   3. gather    the host blocks of every DPU into the part's
  *                dpusim_xfer_dpu[] / dpusim_block[] arrays, exactly what
  *                DPUSIM_IOCTL_XFER takes (one rank per thread for sg);
- *   4. check     every part (sg rules, kernel per-call limits) before any
- *                ioctl, so a refused call changes no DPU of any rank;
- *   5. issue     exactly one DPUSIM_IOCTL_XFER per rank that has DPUs taking
- *                part, the ranks in parallel (with DPUSIM_XFER_ASYNC for
- *                the ASYNC flags: dpusim.ko queues the copy).
+ *   4. check     every part (sg rules) before any ioctl, so a refused call
+ *                changes no DPU of any rank, and split each part into as
+ *                few calls as the kernel's per-call limits allow
+ *                (DPUSIM_XFER_MAX_BYTES, _BLOCKS, _PAD_BYTES, _PAGES);
+ *   5. issue     one DPUSIM_IOCTL_XFER per call of each rank that has DPUs
+ *                taking part (one per rank unless a rank's share is over
+ *                a limit), the ranks in parallel, a rank's calls in DPU
+ *                order (with DPUSIM_XFER_ASYNC for the ASYNC flags:
+ *                dpusim.ko queues the copy).
  *
  * Steps 1-4 need no device: the unit tests run them on ranks built with
  * dpusim_rank_new(-1, ...).
@@ -47,6 +51,15 @@ struct dpusim_xfer_part {
 	uint32_t cap_blocks;
 	struct dpusim_block *blocks;
 	uint64_t bytes;			/* bytes the kernel will move */
+
+	/*
+	 * Step 4: the part's DPUSIM_IOCTL_XFER calls.  Call k moves the DPUs
+	 * dpus[call_end[k - 1] .. call_end[k] - 1] (call 0 from dpus[0]) and
+	 * their blocks, each call within every per-call limit.
+	 */
+	uint32_t nr_calls;
+	uint32_t *call_end;
+	uint32_t calls_done;		/* step 5: the calls that succeeded */
 
 	/* result of gathering (step 3) or issuing (step 5) */
 	dpu_error_t err;
@@ -131,7 +144,7 @@ dpu_error_t dpusim_xfer_gather_prepared(struct dpusim_xfer_req *req);
  * DPU must add up to req->length. On error nothing is issued and the first
  * error in DPU_FOREACH order is logged and returned:
  * DPU_ERR_SG_TOO_MANY_BLOCKS, DPU_ERR_SG_LENGTH_MISMATCH,
- * DPU_ERR_INVALID_MEMORY_TRANSFER (more than DPUSIM_XFER_MAX_BLOCKS in a
+ * DPU_ERR_INVALID_MEMORY_TRANSFER (2^32 - 1 blocks or more in a
  * rank), DPU_ERR_SYSTEM.
  */
 dpu_error_t dpusim_xfer_gather_sg(struct dpusim_xfer_req *req,
@@ -139,12 +152,26 @@ dpu_error_t dpusim_xfer_gather_sg(struct dpusim_xfer_req *req,
 				  uint32_t max_blocks, bool length_check);
 
 /*
- * Step 4: the kernel's per-call limits (DPUSIM_XFER_MAX_BLOCKS,
- * DPUSIM_XFER_MAX_BYTES) for every part: DPU_ERR_INVALID_MEMORY_TRANSFER.
+ * Step 4: split every part into calls within the kernel's per-call limits
+ * (DPUSIM_XFER_MAX_BYTES moved, _MAX_BLOCKS, _MAX_PAD_BYTES of zero
+ * padding, _MAX_PAGES pinned, counted as the pages each block spans: at
+ * least what the kernel pins), greedily in DPU order: a call takes DPUs
+ * until the next would pass a limit.  That is the fewest calls of
+ * consecutive DPUs, and the fewest at all when the DPUs' shares are equal
+ * (dpu_push_xfer, dpu_broadcast_to).  A DPU's share is never cut (one
+ * call has one offset and length for all its DPUs): a DPU alone over a
+ * limit is DPU_ERR_INVALID_MEMORY_TRANSFER, nothing issued.
  */
 dpu_error_t dpusim_xfer_check_limits(struct dpusim_xfer_req *req);
 
-/* Step 5: one ioctl per part with DPUs, in parallel; first error logged. */
+/*
+ * Step 5: the calls of every part with DPUs, the parts in parallel, a
+ * part's calls in order; first error logged.  Each call changes nothing
+ * if it fails, and a part stops at its first failed call: the DPUs of
+ * its calls before it are done (written to MRAM, or their host blocks
+ * written), those of the failed call and after it are unchanged, and the
+ * message says which.  A part of one call fails as a whole.
+ */
 dpu_error_t dpusim_xfer_issue(struct dpusim_xfer_req *req);
 
 /* errno of DPUSIM_IOCTL_XFER -> dpu_error_t (documented in dpu.h). */
@@ -174,8 +201,8 @@ dpu_error_t dpusim_push_sg_subset(struct dpu_set_t set, const char *fn, dpu_xfer
 /* ------------------------------------------------------------ async.c */
 
 /*
- * Issue req (fully gathered and checked) with DPUSIM_XFER_ASYNC: one ioctl
- * per rank, queued by dpusim.ko, errors returned at once as by
+ * Issue req (fully gathered and checked) with DPUSIM_XFER_ASYNC: the
+ * ioctls of each rank (one unless split), each queued by dpusim.ko, errors returned at once as by
  * dpusim_xfer_issue. Makes dpu_free sync the set first. The caller keeps
  * req (the kernel has its own copy of the lists).
  */

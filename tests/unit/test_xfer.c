@@ -176,6 +176,94 @@ static void test_targets(void)
 
 /* ------------------------------------------------------------ one-buffer gathers */
 
+/*
+ * A rank's part of 4 DPUs with @nb blocks each of @len bytes, block k of
+ * a DPU at @base + k * @gap (fake addresses: check_limits reads none)
+ */
+static bool fake_part(struct dpusim_xfer_req *req, uint32_t nb, uint64_t len, uint64_t gap)
+{
+	struct dpusim_xfer_part *p = &req->parts[0];
+	uint64_t base = 1ULL << 40;
+	uint32_t d, k;
+
+	p->blocks = calloc(4 * (size_t)nb, sizeof(*p->blocks));
+	if (!p->blocks)
+		return false;
+	p->cap_blocks = p->nr_blocks = 4 * nb;
+	p->nr_dpus = 4;
+	for (d = 0; d < 4; d++) {
+		p->dpus[d].dpu = d;
+		p->dpus[d].nr_blocks = nb;
+		for (k = 0; k < nb; k++) {
+			p->blocks[d * nb + k].addr = base + (uint64_t)(d * nb + k) * gap;
+			p->blocks[d * nb + k].length = len;
+		}
+	}
+	return true;
+}
+
+/* The other per-call limits, and a DPU over a limit on its own */
+static void test_split(void)
+{
+	struct dpusim_set_props *props;
+	struct dpusim_xfer_req *req;
+	struct dpu_set_t set;
+	struct dpusim_xfer_part *p;
+
+	if (!make_set(1, 4, UINT32_MAX, NULL, &set)) {
+		unit_fail("split: make set", "failed");
+		return;
+	}
+	/* 300000 empty blocks per DPU: 3 DPUs fill DPUSIM_XFER_MAX_BLOCKS */
+	dpusim_xfer_req_new(set, "t", &props, &req);
+	p = &req->parts[0];
+	req->kflags = DPUSIM_XFER_FROM_DPU;
+	UNIT_CHECK("split: 4 x 300000 blocks is 3 DPUs, then 1 (DPUSIM_XFER_MAX_BLOCKS)",
+		   fake_part(req, 300000, 0, 64) && dpusim_xfer_check_limits(req) == DPU_OK &&
+		   p->nr_calls == 2 && p->call_end[0] == 3 && p->call_end[1] == 4,
+		   "%u calls", p->nr_calls);
+	dpusim_xfer_req_free(req);
+
+	/* 200000 blocks of 8 bytes a page apart: 2 DPUs fill DPUSIM_XFER_MAX_PAGES */
+	dpusim_xfer_req_new(set, "t", &props, &req);
+	p = &req->parts[0];
+	req->kflags = DPUSIM_XFER_FROM_DPU;
+	req->length = 200000 * 8;
+	UNIT_CHECK("split: 4 x 200000 pages is 2 DPUs, then 2 (DPUSIM_XFER_MAX_PAGES)",
+		   fake_part(req, 200000, 8, 4096) && dpusim_xfer_check_limits(req) == DPU_OK &&
+		   p->nr_calls == 2 && p->call_end[0] == 2 && p->call_end[1] == 4,
+		   "%u calls", p->nr_calls);
+	dpusim_xfer_req_free(req);
+
+	/* a DPU alone over DPUSIM_XFER_MAX_BYTES: refused, nothing issued */
+	dpusim_xfer_req_new(set, "t", &props, &req);
+	req->length = DPUSIM_XFER_MAX_BYTES + 8;
+	UNIT_CHECK("split: a DPU alone over DPUSIM_XFER_MAX_BYTES refused",
+		   fake_part(req, 1, DPUSIM_XFER_MAX_BYTES + 8, 0) &&
+		   dpusim_xfer_check_limits(req) == DPU_ERR_INVALID_MEMORY_TRANSFER,
+		   "accepted");
+	dpusim_xfer_req_free(req);
+
+	/* two halves of DPUSIM_XFER_MAX_BYTES fill a call exactly */
+	dpusim_xfer_req_new(set, "t", &props, &req);
+	p = &req->parts[0];
+	req->length = DPUSIM_XFER_MAX_BYTES / 2;
+	UNIT_CHECK("split: 4 DPUs of half DPUSIM_XFER_MAX_BYTES: 2 calls of 2",
+		   fake_part(req, 1, DPUSIM_XFER_MAX_BYTES / 2, DPUSIM_XFER_MAX_BYTES) &&
+		   dpusim_xfer_check_limits(req) == DPU_OK &&
+		   p->nr_calls == 2 && p->call_end[0] == 2 && p->call_end[1] == 4,
+		   "%u calls", p->nr_calls);
+	dpusim_xfer_req_free(req);
+
+	/* no DPU taking part: no call */
+	dpusim_xfer_req_new(set, "t", &props, &req);
+	UNIT_CHECK("split: no DPU, no call",
+		   dpusim_xfer_check_limits(req) == DPU_OK && req->parts[0].nr_calls == 0,
+		   "%u calls", req->parts[0].nr_calls);
+	dpusim_xfer_req_free(req);
+	dpu_free(set);
+}
+
 static void test_gather_buffers(void)
 {
 	struct dpu_set_t set, dpu;
@@ -269,30 +357,38 @@ static void test_gather_buffers(void)
 		   "other result");
 	dpu_free(set);
 
-	/* a rank of 64 DPUs x 64 MiB is 4 GiB: over one ioctl's byte limit */
+	/*
+	 * A rank of 64 DPUs x 64 MiB is 4 GiB: over one ioctl's byte limit,
+	 * split into calls of 16 DPUs (1 GiB each: the limit, not over it)
+	 */
 	if (!make_set(1, 64, UINT32_MAX, NULL, &set)) {
 		unit_fail("limits: make set", "failed");
 		return;
 	}
 	dpusim_xfer_req_new(set, "t", &props, &req);
 	req->length = MRAM_SIZE;
-	UNIT_CHECK("limits: 64 x 64 MiB refused before any ioctl",
+	UNIT_CHECK("limits: 64 x 64 MiB is 4 calls of 16 DPUs",
 		   dpusim_xfer_gather_buffer(req, buf) == DPU_OK &&
-		   dpusim_xfer_check_limits(req) == DPU_ERR_INVALID_MEMORY_TRANSFER,
-		   "accepted");
+		   dpusim_xfer_check_limits(req) == DPU_OK && req->parts[0].nr_calls == 4 &&
+		   req->parts[0].call_end[0] == 16 && req->parts[0].call_end[1] == 32 &&
+		   req->parts[0].call_end[2] == 48 && req->parts[0].call_end[3] == 64 &&
+		   req->parts[0].bytes == 64ULL * MRAM_SIZE,
+		   "%u calls", req->parts[0].nr_calls);
 	/* empty blocks, no length check: 4 GiB of zero padding is the limit */
 	for (i = 0; i < req->parts[0].nr_blocks; i++)
 		req->parts[0].blocks[i].length = 0;
 	req->kflags |= DPUSIM_XFER_NO_LENGTH_CHECK;
-	UNIT_CHECK("limits: 64 x 64 MiB of padding is DPUSIM_XFER_MAX_PAD_BYTES",
-		   dpusim_xfer_check_limits(req) == DPU_OK, "refused");
+	UNIT_CHECK("limits: 64 x 64 MiB of padding is DPUSIM_XFER_MAX_PAD_BYTES: one call",
+		   dpusim_xfer_check_limits(req) == DPU_OK && req->parts[0].nr_calls == 1,
+		   "%u calls", req->parts[0].nr_calls);
 	req->kflags |= DPUSIM_XFER_FROM_DPU;
 	UNIT_CHECK("limits: from the DPU nothing is padded",
-		   dpusim_xfer_check_limits(req) == DPU_OK, "refused");
+		   dpusim_xfer_check_limits(req) == DPU_OK && req->parts[0].nr_calls == 1,
+		   "%u calls", req->parts[0].nr_calls);
 	dpusim_xfer_req_free(req);
 	dpu_free(set);
 
-	/* 80 DPUs x 64 MiB of padding: over the limit */
+	/* 80 DPUs x 64 MiB of padding: over the limit, two calls */
 	if (!make_set(1, 80, UINT32_MAX, NULL, &set)) {
 		unit_fail("limits: make set", "failed");
 		return;
@@ -303,11 +399,14 @@ static void test_gather_buffers(void)
 	ok = dpusim_xfer_gather_buffer(req, buf) == DPU_OK;
 	for (i = 0; ok && i < req->parts[0].nr_blocks; i++)
 		req->parts[0].blocks[i].length = 0;
-	UNIT_CHECK("limits: 80 x 64 MiB of padding refused before any ioctl",
-		   ok && dpusim_xfer_check_limits(req) == DPU_ERR_INVALID_MEMORY_TRANSFER,
-		   "accepted");
+	UNIT_CHECK("limits: 80 x 64 MiB of padding is 64 DPUs, then 16",
+		   ok && dpusim_xfer_check_limits(req) == DPU_OK && req->parts[0].nr_calls == 2 &&
+		   req->parts[0].call_end[0] == 64 && req->parts[0].call_end[1] == 80,
+		   "%u calls", req->parts[0].nr_calls);
 	dpusim_xfer_req_free(req);
 	dpu_free(set);
+
+	test_split();
 }
 
 /* ------------------------------------------------------------ scatter/gather */

@@ -1069,4 +1069,179 @@ TEST(free_waits_for_async_work)
 	EXPECT_EQ(0, sysfs_rank_attr(0, "mram_resident_bytes"));
 }
 
+/* ------------------------------------------------------------ over one ioctl */
+
+/*
+ * A transfer of more than DPUSIM_XFER_MAX_BYTES on one rank: 64 DPUs x
+ * 20 MiB is 1280 MiB, which the library splits into two
+ * DPUSIM_IOCTL_XFER calls (51 DPUs of 20 MiB fill 1020 MiB of the 1024,
+ * then 13).  The SDK takes any transfer that fits the DPUs' MRAM.
+ */
+#define BIG_DPUS 64
+#define BIG_LEN (20ULL << 20)
+
+static uint64_t big_word(uint32_t dpu, uint64_t i)
+{
+	return (uint64_t)dpu << 48 ^ i * 0x9e3779b97f4a7c15ULL;
+}
+
+/*
+ * Only for the longer timeout: the debug kernel (KASAN) copies 1280 MiB
+ * each way in minutes, not seconds
+ */
+FIXTURE(big) {
+	int unused;
+};
+
+FIXTURE_SETUP(big)
+{
+}
+
+FIXTURE_TEARDOWN(big)
+{
+}
+
+static long long mem_available(void)
+{
+	char line[128];
+	long long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb < 0 ? -1 : kb * 1024;
+}
+
+/*
+ * Little memory: every DPU holds the same two words (the rest of its
+ * 20 MiB never written: a hole, read as zeros), and all 64 read into
+ * one 20 MiB host buffer, so that whatever DPU writes it last, it must
+ * hold those words and zeros.  The kernel moves 1280 MiB.
+ */
+TEST_F_TIMEOUT(big, push_xfer_over_one_ioctl_from_sparse_mram, 600)
+{
+	uint64_t w[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL }, i, bad = 0;
+	uint64_t *buf = mmap(NULL, BIG_LEN, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct dpu_set_t set, dpu;
+	long long ioctls;
+	uint32_t nr_ranks;
+
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_EQ(DPU_OK, dpu_alloc(BIG_DPUS, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_get_nr_ranks(set, &nr_ranks));
+	if (nr_ranks != 1)
+		SKIP(goto out, "the module's ranks have fewer than %u DPUs", BIG_DPUS);
+	ASSERT_EQ(DPU_OK, dpu_broadcast_to(set, HEAP, 0, &w[0], 8, DPU_XFER_DEFAULT));
+	ASSERT_EQ(DPU_OK, dpu_broadcast_to(set, HEAP, BIG_LEN - 8, &w[1], 8, DPU_XFER_DEFAULT));
+	memset(buf, 0xa5, BIG_LEN);
+	DPU_FOREACH(set, dpu)
+		ASSERT_EQ(DPU_OK, dpu_prepare_xfer(dpu, buf));
+	ioctls = sum_attr(4, "xfer_ioctls");
+	ASSERT_EQ(DPU_OK, dpu_push_xfer(set, DPU_XFER_FROM_DPU, HEAP, 0, BIG_LEN,
+					DPU_XFER_DEFAULT));
+	EXPECT_EQ(ioctls + 2, sum_attr(4, "xfer_ioctls")) TH_LOG("ioctls for 1280 MiB");
+	EXPECT_EQ(w[0], buf[0]);
+	EXPECT_EQ(w[1], buf[BIG_LEN / 8 - 1]);
+	for (i = 1; i < BIG_LEN / 8 - 1; i++)
+		bad += buf[i] != 0;
+	EXPECT_EQ(0, bad);
+	/* the same, queued */
+	memset(buf, 0xa5, BIG_LEN);
+	DPU_FOREACH(set, dpu)
+		ASSERT_EQ(DPU_OK, dpu_prepare_xfer(dpu, buf));
+	ASSERT_EQ(DPU_OK, dpu_push_xfer(set, DPU_XFER_FROM_DPU, HEAP, 0, BIG_LEN,
+					DPU_XFER_ASYNC));
+	ASSERT_EQ(DPU_OK, dpu_sync(set));
+	EXPECT_EQ(ioctls + 4, sum_attr(4, "xfer_ioctls"));
+	EXPECT_EQ(w[0], buf[0]);
+	EXPECT_EQ(w[1], buf[BIG_LEN / 8 - 1]);
+	EXPECT_EQ(0, buf[BIG_LEN / 16]);
+out:
+	dpu_free(set);
+	munmap(buf, BIG_LEN);
+}
+
+/*
+ * 64 DPUs x 20 MiB of distinct data to the DPUs and back through one
+ * host buffer of 1280 MiB: 1280 MiB resident in the module's budget and
+ * as much on the host, so this needs a guest of 4 GiB (tools/vm-run
+ * --mem 4G; with the default budget of half the RAM); it skips in a
+ * smaller one and says so.
+ */
+TEST_F_TIMEOUT(big, push_xfer_over_one_ioctl_round_trip, 600)
+{
+	uint64_t total = BIG_DPUS * BIG_LEN, i, bad = 0, first = 0;
+	long long budget = mram_budget_read(), avail = mem_available(), ioctls;
+	struct dpu_set_t set, dpu;
+	uint32_t nr_ranks, d;
+	uint64_t *buf;
+
+	if (budget < (long long)total + (8LL << 20) || avail < (long long)total * 2 + (256LL << 20))
+		SKIP(return, "needs mram_budget over %llu MiB (it is %lld MiB) and %llu MiB available (%lld MiB): run the guest with --mem 4G",
+		     (unsigned long long)(total >> 20) + 8, budget >> 20,
+		     (unsigned long long)(total >> 19) + 256, avail >> 20);
+	buf = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_EQ(DPU_OK, dpu_alloc(BIG_DPUS, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_get_nr_ranks(set, &nr_ranks));
+	if (nr_ranks != 1) {
+		dpu_free(set);
+		munmap(buf, total);
+		SKIP(return, "the module's ranks have fewer than %u DPUs", BIG_DPUS);
+	}
+	for (d = 0; d < BIG_DPUS; d++)
+		for (i = 0; i < BIG_LEN / 8; i++)
+			buf[d * (BIG_LEN / 8) + i] = big_word(d, i);
+	DPU_FOREACH(set, dpu, d)
+		ASSERT_EQ(DPU_OK, dpu_prepare_xfer(dpu, buf + d * (BIG_LEN / 8)));
+	ioctls = sum_attr(4, "xfer_ioctls");
+	ASSERT_EQ(DPU_OK, dpu_push_xfer(set, DPU_XFER_TO_DPU, HEAP, 0, BIG_LEN,
+					DPU_XFER_DEFAULT));
+	EXPECT_EQ(ioctls + 2, sum_attr(4, "xfer_ioctls")) TH_LOG("ioctls for 1280 MiB");
+	EXPECT_EQ((long long)total, sum_attr(4, "mram_resident_bytes"));
+	memset(buf, 0, total);
+	DPU_FOREACH(set, dpu, d)
+		ASSERT_EQ(DPU_OK, dpu_prepare_xfer(dpu, buf + d * (BIG_LEN / 8)));
+	ASSERT_EQ(DPU_OK, dpu_push_xfer(set, DPU_XFER_FROM_DPU, HEAP, 0, BIG_LEN,
+					DPU_XFER_DEFAULT));
+	for (d = 0; d < BIG_DPUS; d++)
+		for (i = 0; i < BIG_LEN / 8; i++)
+			if (buf[d * (BIG_LEN / 8) + i] != big_word(d, i) && !bad++)
+				first = d * (BIG_LEN / 8) + i;
+	EXPECT_EQ(0, bad) TH_LOG("%llu words differ, the first: DPU %llu word %llu",
+				 (unsigned long long)bad,
+				 (unsigned long long)(first / (BIG_LEN / 8)),
+				 (unsigned long long)(first % (BIG_LEN / 8)));
+	dpu_free(set);
+	munmap(buf, total);
+}
+
+/*
+ * The module, loaded without mram_budget (as tools/vm-run does), gives
+ * the budget half of the RAM (MemTotal is totalram_pages()), at least
+ * 1 GiB: a guest of 4 GiB or more has more than the 1 GiB of before.
+ */
+TEST(budget_default_is_half_the_ram)
+{
+	long long budget = mram_budget_read(), total = -1, want;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %lld kB", &total) == 1)
+			break;
+	fclose(f);
+	ASSERT_LT(0, total);
+	want = total * 1024 / 2 / 4096 * 4096;
+	if (want < 1LL << 30)
+		want = 1LL << 30;
+	EXPECT_EQ(want, budget) TH_LOG("MemTotal %lld kB", total);
+}
+
 TEST_HARNESS_MAIN

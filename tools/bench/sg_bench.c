@@ -21,7 +21,10 @@
  *             (ratio = process_vm_writev / xfer, target >= 1.0)
  *   ioctls    /sys/class/dpusim/rank<N>/xfer_ioctls around every timed
  *             dpu_push_sg_xfer, and around one call on a set of all ranks:
- *             exactly 1 per rank per call
+ *             exactly 1 per rank per call; and around one dpu_push_xfer
+ *             of more than DPUSIM_XFER_MAX_BYTES on one rank (20 MiB from
+ *             each DPU's sparse MRAM into one host buffer), which the
+ *             library splits: exactly the fewest calls the limit allows
  *   cacheline the seed's remark: 1024 partitions of 8 / 24 B per DPU, the
  *             k-th partitions of all 64 DPUs adjacent on the host, scattered
  *             FROM_DPU in the regular order vs the offset-rotated order
@@ -668,6 +671,53 @@ static void lib_row(struct dpu_set_t set, const unsigned int *ranks,
 	add_row(figure, "dpu_push_sg_xfer", "memcpy", p, x, b, true, target);
 }
 
+/*
+ * One dpu_push_xfer over DPUSIM_XFER_MAX_BYTES on one rank: each DPU's
+ * SPLIT_LEN bytes of never written (sparse) MRAM into one host buffer,
+ * so that it needs no memory.  The DPUs' shares are equal: the fewest
+ * calls is ceil(DPUs / DPUs per call).
+ */
+#define SPLIT_LEN (20 * MIB)
+static char split_note[160];
+
+static void split_note_fill(void)
+{
+	uint64_t before[MAX_RANKS], after[MAX_RANKS], per_call, want;
+	unsigned int ranks[MAX_RANKS], nr_ranks;
+	struct dpu_set_t set, dpu;
+	uint32_t nr_dpus;
+	uint8_t *buf;
+
+	CHECK_DPU(dpu_alloc_ranks(1, NULL, &set));
+	CHECK_DPU(dpu_get_nr_dpus(set, &nr_dpus));
+	nr_ranks = owned_ranks(ranks);
+	if ((uint64_t)nr_dpus * SPLIT_LEN <= DPUSIM_XFER_MAX_BYTES) {
+		snprintf(split_note, sizeof(split_note),
+			 "not measured: %u DPUs x %llu MiB fit in one call", nr_dpus,
+			 (unsigned long long)(SPLIT_LEN / MIB));
+		CHECK_DPU(dpu_free(set));
+		return;
+	}
+	buf = big_alloc(SPLIT_LEN);
+	DPU_FOREACH(set, dpu)
+		CHECK_DPU(dpu_prepare_xfer(dpu, buf));
+	read_ioctls(ranks, nr_ranks, before);
+	CHECK_DPU(dpu_push_xfer(set, DPU_XFER_FROM_DPU, DPU_MRAM_HEAP_POINTER_NAME, 0,
+				SPLIT_LEN, DPU_XFER_DEFAULT));
+	read_ioctls(ranks, nr_ranks, after);
+	per_call = DPUSIM_XFER_MAX_BYTES / SPLIT_LEN;
+	want = (nr_dpus + per_call - 1) / per_call;
+	if (after[0] - before[0] != want)
+		fail("one dpu_push_xfer of %u x %llu MiB made %" PRIu64 " ioctls, the fewest is %" PRIu64,
+		     nr_dpus, (unsigned long long)(SPLIT_LEN / MIB), after[0] - before[0], want);
+	snprintf(split_note, sizeof(split_note),
+		 "%s: %" PRIu64 " for one dpu_push_xfer of %u DPUs x %llu MiB (the fewest DPUSIM_XFER_MAX_BYTES allows: %" PRIu64 ")",
+		 after[0] - before[0] == want ? "ok" : "FAIL", after[0] - before[0], nr_dpus,
+		 (unsigned long long)(SPLIT_LEN / MIB), want);
+	CHECK_DPU(dpu_free(set));
+	munmap(buf, SPLIT_LEN);
+}
+
 static void lib_figures(void)
 {
 	struct dpu_set_t set;
@@ -770,6 +820,7 @@ static void lib_figures(void)
 		CHECK_DPU(dpu_free(set));
 		munmap(buf, (size_t)nr_dpus * 2 * 4 * KIB);
 	}
+	split_note_fill();
 }
 
 /* ------------------------------------------------------------ output */
@@ -806,6 +857,8 @@ static void write_json(const char *path, const char *cpu, const char *accel, con
 	fprintf(f, ",\n");
 	fprintf(f, "  \"ioctls_per_sg_xfer\": ");
 	json_str(f, ioctl_note);
+	fprintf(f, ",\n  \"ioctls_per_split_xfer\": ");
+	json_str(f, split_note);
 	fprintf(f, ",\n  \"failures\": %d,\n  \"rows\": [\n", failures);
 	for (unsigned int i = 0; i < nr_rows; i++) {
 		const struct row *r = &rows[i];
@@ -928,6 +981,8 @@ int main(int argc, char **argv)
 		lib_figures();
 	if (ioctl_note[0])
 		printf("\nioctls per dpu_push_sg_xfer: %s\n", ioctl_note);
+	if (split_note[0])
+		printf("ioctls per transfer over one call's limit: %s\n", split_note);
 	if (json)
 		write_json(json, cpu, accel, un.release);
 	printf("sg_bench: %s\n", failures ? "FAILED (see above)" : "done");
