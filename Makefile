@@ -12,6 +12,7 @@ PREFIX      ?= /usr/local
 LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 BINDIR      ?= $(PREFIX)/bin
+DATADIR     ?= $(PREFIX)/share
 UDEVDIR     ?= /lib/udev/rules.d
 DESTDIR     ?=
 
@@ -200,6 +201,11 @@ $(BUILD)/tests/user/%: tests/user/%.c $(wildcard tests/user/*.h) $(LIB_A) $(KSEL
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTEST_CFLAGS) -I$(KSELFTEST) -o $@ $< $(LIB_A) $(LIB_LDLIBS)
 
+# UPMEM's CMake support goes where the SDK puts it (tools/cmake/*.in say
+# what each holds), with a libdpu.so for its DPU_HOST_LIBRARIES and a
+# package config for find_package(dpu).
+CMAKE_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g; s|@LIBDIR@|$(LIBDIR)|g; s|@INCLUDEDIR@|$(INCLUDEDIR)|g; s|@DATADIR@|$(DATADIR)|g; s|@SOVERSION@|$(SOVERSION)|g'
+
 install: $(LIB_SO) $(LIB_A) $(TOOL) $(DPURT_A)
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/dpusim/uapi $(DESTDIR)$(BINDIR) $(DESTDIR)$(UDEVDIR)
 	install -d $(DESTDIR)$(INCLUDEDIR)/dpusim/dpurt $(DESTDIR)$(LIBDIR)/dpusim
@@ -220,6 +226,11 @@ install: $(LIB_SO) $(LIB_A) $(TOOL) $(DPURT_A)
 		lib/dpusim.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/dpusim.pc
 	install -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/
 	install -m 0644 tools/udev/60-dpusim.rules $(DESTDIR)$(UDEVDIR)/
+	install -d $(DESTDIR)$(DATADIR)/upmem/cmake/include/host $(DESTDIR)$(LIBDIR)/cmake/dpu
+	ln -sf ../libdpusim.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/dpusim/libdpu.so
+	$(CMAKE_SUBST) tools/cmake/dpu.cmake.in > $(DESTDIR)$(DATADIR)/upmem/cmake/dpu.cmake
+	$(CMAKE_SUBST) tools/cmake/DpuHost.cmake.in > $(DESTDIR)$(DATADIR)/upmem/cmake/include/host/DpuHost.cmake
+	$(CMAKE_SUBST) tools/cmake/dpuConfig.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/dpu/dpuConfig.cmake
 
 check:
 	tests/check
