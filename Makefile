@@ -173,6 +173,11 @@ $(BUILD)/tests/unit/test_dpurt: tests/unit/test_dpurt.c $(wildcard tests/unit/*.
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -Itests/unit -Iinclude/dpurt -Ilib/dpurt -o $@ $< $(DPURT_A) -lpthread
 
+# built_ins.h's builtins against the ISA, host-compiled against the DPU headers
+$(BUILD)/tests/unit/test_builtins: tests/unit/test_builtins.c $(wildcard tests/unit/*.h) $(DPURT_A) $(DPURT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -Itests/unit -Iinclude/dpurt -Ilib/dpurt -o $@ $< $(DPURT_A) -lpthread
+
 # test_trace includes the tool's trace formatter; tool_trace the JSON checker;
 # test_bench the benchmarks' header
 $(BUILD)/tests/unit/test_trace: tools/dpusim/trace_fmt.c tools/dpusim/trace_fmt.h
