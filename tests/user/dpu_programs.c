@@ -821,6 +821,71 @@ TEST(dpu_program_defines_rand)
 	dpu_free(set);
 }
 
+/* The ISA's mul_X_Y: a byte of a ("h" bits 8..15, "l" 0..7) times one of b. */
+static uint32_t isa_mul8(uint32_t a, int ha, int sa, uint32_t b, int hb, int sb)
+{
+	int64_t p = (ha ? (a >> 8) & 0xff : a & 0xff);
+	int64_t q = (hb ? (b >> 8) & 0xff : b & 0xff);
+
+	if (sa && p >= 128)
+		p -= 256;
+	if (sb && q >= 128)
+		q -= 256;
+	return (uint32_t)((p * q) & 0xffffffff);
+}
+
+/*
+ * A DPU program doing pim-ml's int8 products with the 8x8-bit multiply
+ * builtins (issue 30, item 2) computes what plain C multiplication does,
+ * and each of the twelve builtins what the ISA defines.
+ */
+TEST(int8_multiply_builtins)
+{
+	static const struct { int ha, sa, hb, sb; } ops[12] = {
+		{ 1, 1, 1, 1 }, { 1, 1, 0, 1 }, { 1, 1, 1, 0 }, { 1, 1, 0, 0 },
+		{ 0, 1, 1, 1 }, { 0, 1, 0, 1 }, { 0, 1, 1, 0 }, { 0, 1, 0, 0 },
+		{ 1, 0, 1, 0 }, { 1, 0, 0, 0 }, { 0, 0, 1, 0 }, { 0, 0, 0, 0 },
+	};
+	static const uint32_t as[] = { 0x12347f80U, 0xffff80ffU, 0x00ff017fU };
+	static const uint32_t bs[] = { 0xabcd80ffU, 0x00017f80U, 0xffffff01U };
+	struct dpu_set_t set, dpu;
+	int8_t x[64];
+	int16_t w[64];
+	int32_t y[64], wide[64], dot, want_dot = 0;
+	uint32_t raw[12];
+
+	for (int i = 0; i < 64; i++) {
+		x[i] = (int8_t)(i * 37 - 128);
+		w[i] = (int16_t)(i * 1031 - 32768);
+		y[i] = (int32_t)(i * 0x01020305U - 0x7fffffffU);
+		want_dot += x[i] * w[i];
+	}
+	ASSERT_EQ(DPU_OK, dpu_alloc(1, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("int8_mul"), NULL));
+	ASSERT_EQ(DPU_OK, dpu_copy_to(set, "x", 0, x, sizeof(x)));
+	ASSERT_EQ(DPU_OK, dpu_copy_to(set, "w", 0, w, sizeof(w)));
+	ASSERT_EQ(DPU_OK, dpu_copy_to(set, "y", 0, y, sizeof(y)));
+	for (unsigned int k = 0; k < sizeof(as) / sizeof(as[0]); k++) {
+		ASSERT_EQ(DPU_OK, put_u32(set, "a", as[k]));
+		ASSERT_EQ(DPU_OK, put_u32(set, "b", bs[k]));
+		ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+		DPU_FOREACH(set, dpu) {
+			ASSERT_EQ(DPU_OK, dpu_copy_from(dpu, "raw", 0, raw, sizeof(raw)));
+			for (int j = 0; j < 12; j++)
+				EXPECT_EQ(isa_mul8(as[k], ops[j].ha, ops[j].sa,
+						   bs[k], ops[j].hb, ops[j].sb), raw[j]);
+		}
+	}
+	DPU_FOREACH(set, dpu) {
+		ASSERT_EQ(DPU_OK, dpu_copy_from(dpu, "dot", 0, &dot, sizeof(dot)));
+		EXPECT_EQ(want_dot, dot);
+		ASSERT_EQ(DPU_OK, dpu_copy_from(dpu, "wide", 0, wide, sizeof(wide)));
+		for (int i = 0; i < 64; i++)
+			EXPECT_EQ((int32_t)((uint32_t)x[i] * (uint32_t)y[i]), wide[i]);
+	}
+	dpu_free(set);
+}
+
 /*
  * Two files with a file-static variable of one name (issue 30, item 7):
  * the program loads, each file has its own, the host reaches neither.
