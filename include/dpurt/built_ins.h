@@ -57,4 +57,42 @@ static inline int32_t __dpurt_sbyte(uint32_t r, int high)
 #define __builtin_mul_ul_uh_rrr(rc, ra, rb) ((rc) = __DPURT_MUL_UU((ra), 0, (rb), 1))
 #define __builtin_mul_ul_ul_rrr(rc, ra, rb) ((rc) = __DPURT_MUL_UU((ra), 0, (rb), 0))
 
+/*
+ * Counting and extension, op rc, ra on the 32-bit ra: cao counts its ones,
+ * clz its leading zeros, clo its leading ones, cls its leading bits equal
+ * to the sign bit (the sign bit included: cls of 0 and of -1 is 32); clz
+ * of 0 is 32, not undefined as the host's __builtin_clz.  extsb, extsh,
+ * extub and extuh sign- or zero-extend ra's low byte or half-word.
+ * cmpb4 rc, ra, rb sets each byte of rc to 1 where ra's and rb's bytes
+ * are equal, 0 where not.
+ */
+static inline uint32_t __dpurt_clz(uint32_t r)
+{
+	return r ? (uint32_t)__builtin_clz(r) : 32;
+}
+
+static inline uint32_t __dpurt_cls(uint32_t r)
+{
+	return __dpurt_clz(r & 0x80000000U ? ~r : r);
+}
+
+static inline uint32_t __dpurt_cmpb4(uint32_t a, uint32_t b)
+{
+	uint32_t r = 0;
+
+	for (int i = 0; i < 32; i += 8)
+		r |= (((a >> i) & 0xffU) == ((b >> i) & 0xffU) ? 1U : 0U) << i;
+	return r;
+}
+
+#define __builtin_cao_rr(rc, ra) ((rc) = (uint32_t)__builtin_popcount((uint32_t)(ra)))
+#define __builtin_clz_rr(rc, ra) ((rc) = __dpurt_clz((uint32_t)(ra)))
+#define __builtin_clo_rr(rc, ra) ((rc) = __dpurt_clz(~(uint32_t)(ra)))
+#define __builtin_cls_rr(rc, ra) ((rc) = __dpurt_cls((uint32_t)(ra)))
+#define __builtin_extsb_rr(rc, ra) ((rc) = (int32_t)(int8_t)(uint8_t)(uint32_t)(ra))
+#define __builtin_extsh_rr(rc, ra) ((rc) = (int32_t)(int16_t)(uint16_t)(uint32_t)(ra))
+#define __builtin_extub_rr(rc, ra) ((rc) = (uint32_t)(uint8_t)(uint32_t)(ra))
+#define __builtin_extuh_rr(rc, ra) ((rc) = (uint32_t)(uint16_t)(uint32_t)(ra))
+#define __builtin_cmpb4_rrr(rc, ra, rb) ((rc) = __dpurt_cmpb4((uint32_t)(ra), (uint32_t)(rb)))
+
 #endif /* DPUSYSCORE_BUILT_INS_H */

@@ -11,7 +11,8 @@
  * This is the definition the UPMEM ISA gives and uPIMulator's ALU
  * implements (VIA-Research/uPIMulator, golang/uPIMulator/src/simulator/
  * dpu/logic/alu.go, MulShSh..MulUlUl: BitSlice(SIGNED|UNSIGNED, 0|8, 8|16)
- * of each operand, multiplied, stored as a 32-bit word).
+ * of each operand, multiplied, stored as a 32-bit word), as are cao, clz,
+ * clo, cls, ext[su][bh] and cmpb4 (Cao..Extuh, Cmpb4 there).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -176,11 +177,68 @@ static void test_mul_int8_int16(void)
 		   "i %d, j %d, r %d", i, j, r);
 }
 
+/* The ISA's counting instructions, bit by bit from the most significant. */
+static uint32_t isa_count_leading(uint32_t r, int bit)
+{
+	uint32_t n = 0;
+
+	for (int i = 31; i >= 0 && (int)((r >> i) & 1) == bit; i--)
+		n++;
+	return n;
+}
+
+static void test_count_and_extend(void)
+{
+	static const uint32_t vals[] = {
+		0, 1, 2, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0x8000, 0xffff, 0x10000,
+		0x7fffffffU, 0x80000000U, 0x80000001U, 0xfffffffeU, 0xffffffffU,
+		0x12345678U, 0xedcba987U, 0x00ff00ffU, 0xff00ff00U,
+	};
+	unsigned int bad = 0, badcmp = 0;
+
+	for (unsigned int k = 0; k < sizeof(vals) / sizeof(vals[0]); k++) {
+		uint32_t v = vals[k], rc, ones = 0;
+		int32_t sc;
+
+		for (int i = 0; i < 32; i++)
+			ones += (v >> i) & 1;
+		__builtin_cao_rr(rc, v);
+		bad += rc != ones;
+		__builtin_clz_rr(rc, v);
+		bad += rc != isa_count_leading(v, 0);
+		__builtin_clo_rr(rc, v);
+		bad += rc != isa_count_leading(v, 1);
+		__builtin_cls_rr(rc, v);
+		bad += rc != isa_count_leading(v, (int)(v >> 31));
+		__builtin_extsb_rr(sc, v);
+		bad += sc != (int32_t)((v & 0xff) - (v & 0x80 ? 0x100 : 0));
+		__builtin_extsh_rr(sc, v);
+		bad += sc != (int32_t)((v & 0xffff) - (v & 0x8000 ? 0x10000 : 0));
+		__builtin_extub_rr(rc, v);
+		bad += rc != (v & 0xff);
+		__builtin_extuh_rr(rc, v);
+		bad += rc != (v & 0xffff);
+		for (unsigned int m = 0; m < sizeof(vals) / sizeof(vals[0]); m++) {
+			uint32_t want = 0;
+
+			for (int i = 0; i < 4; i++)
+				if (((v >> 8 * i) & 0xff) == ((vals[m] >> 8 * i) & 0xff))
+					want |= 1U << 8 * i;
+			__builtin_cmpb4_rrr(rc, v, vals[m]);
+			badcmp += rc != want;
+		}
+	}
+	UNIT_CHECK("cao, clz, clo, cls, ext[su][bh] match the ISA", !bad,
+		   "%u results wrong", bad);
+	UNIT_CHECK("cmpb4 matches the ISA", !badcmp, "%u results wrong", badcmp);
+}
+
 int main(void)
 {
 	for (unsigned int k = 0; k < sizeof(muls) / sizeof(muls[0]); k++)
 		test_mul_edges(&muls[k]);
 	test_mul_known();
 	test_mul_int8_int16();
+	test_count_and_extend();
 	return unit_done();
 }
