@@ -89,7 +89,7 @@ static void reap_exited(struct dpu_rank_t *rank, const char *fn)
 
 static dpu_error_t spawn_worker(struct dpu_rank_t *rank,
 				const struct dpu_program_t *prog,
-				const char *fn)
+				bool strict_dma, const char *fn)
 {
 	struct dpusim_worker_open wo = { .size = sizeof(wo) };
 	char path_buf[32], eb[128];
@@ -117,15 +117,19 @@ static dpu_error_t spawn_worker(struct dpu_rank_t *rank,
 
 	while (environ && environ[n])
 		n++;
-	envp = calloc(n + 2, sizeof(*envp));
+	envp = calloc(n + 3, sizeof(*envp));
 	if (!envp) {
 		close(fd);
 		dpusim_log("%s: out of memory", fn);
 		return DPU_ERR_SYSTEM;
 	}
-	for (i = 0; i < n; i++)
-		envp[i] = environ[i];
-	envp[n] = "DPUSIM_WORKER_FD=3";
+	/* the runtime's settings: ours, not ones inherited from the caller */
+	for (i = 0, n = 0; environ && environ[i]; i++)
+		if (strncmp(environ[i], "DPUSIM_WORKER_FD=", 17) != 0 &&
+		    strncmp(environ[i], "DPUSIM_STRICT_DMA=", 18) != 0)
+			envp[n++] = environ[i];
+	envp[n++] = "DPUSIM_WORKER_FD=3";
+	envp[n++] = strict_dma ? "DPUSIM_STRICT_DMA=1" : "DPUSIM_STRICT_DMA=0";
 
 	if (prog->exec_fd >= 0) {
 		snprintf(path_buf, sizeof(path_buf), "/proc/self/fd/%d", EXEC_FD);
@@ -197,7 +201,7 @@ static dpu_error_t ensure_workers(struct dpusim_set_props *props,
 		}
 	}
 	while (rank->nr_workers < want) {
-		ret = spawn_worker(rank, prog, fn);
+		ret = spawn_worker(rank, prog, props->profile.strict_dma, fn);
 		if (ret != DPU_OK)
 			return rank->nr_workers ? DPU_OK : ret;
 	}

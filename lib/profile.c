@@ -12,7 +12,7 @@
 /* Longest piece of user text quoted in a message. */
 #define QUOTE_MAX 64
 
-enum key_id { KEY_SG_ENABLE, KEY_SG_MAX_BLOCKS, KEY_BACKEND, KEY_IGNORED };
+enum key_id { KEY_SG_ENABLE, KEY_SG_MAX_BLOCKS, KEY_BACKEND, KEY_STRICT_DMA, KEY_IGNORED };
 
 /* How an ignored key's value is checked (as the SDK reads it). */
 enum value_kind {
@@ -21,7 +21,8 @@ enum value_kind {
 };
 
 /*
- * Every key UPMEM's SDK (2023.2 .. 2025.1, gen_profile_files.py) knows.
+ * Every key UPMEM's SDK (2023.2 .. 2025.1, gen_profile_files.py) knows,
+ * and dpusimStrictDma, dpusim's own.
  * The ones marked KEY_IGNORED tune hardware, simulators or thread pools
  * dpusim does not have; they are accepted and mean nothing here (the
  * module's parameters decide MRAM and WRAM sizes and DPUs per rank).
@@ -34,6 +35,8 @@ static const struct {
 	{ "sgXferEnable", KEY_SG_ENABLE, VAL_ANY },
 	{ "sgXferMaxBlocksPerDpu", KEY_SG_MAX_BLOCKS, VAL_ANY },
 	{ "backend", KEY_BACKEND, VAL_ANY },
+	/* dpusim's own: fault on an MRAM DMA outside the SDK's rules */
+	{ "dpusimStrictDma", KEY_STRICT_DMA, VAL_ANY },
 	/* all backends */
 	{ "chipId", KEY_IGNORED, VAL_INT },
 	{ "clockDivision", KEY_IGNORED, VAL_INT },
@@ -263,6 +266,15 @@ dpu_error_t dpusim_profile_parse(const char *s, struct dpusim_profile *out,
 		switch (keys[k].id) {
 		case KEY_SG_ENABLE:
 			if (parse_bool(vb, ve, &p.sg_enabled)) {
+				set_err(errbuf, errlen,
+					"%s: '%.*s%s' is not a boolean (true, false, 1 or 0)",
+					keys[k].name, quote_len(vb, ve), vb,
+					ellipsis(vb, ve));
+				return DPU_ERR_INVALID_PROFILE;
+			}
+			break;
+		case KEY_STRICT_DMA:
+			if (parse_bool(vb, ve, &p.strict_dma)) {
 				set_err(errbuf, errlen,
 					"%s: '%.*s%s' is not a boolean (true, false, 1 or 0)",
 					keys[k].name, quote_len(vb, ve), vb,

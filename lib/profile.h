@@ -12,6 +12,17 @@
  *                                (default: DPUs in the set); needs
  *                                sgXferEnable=true (final value)
  *   backend=hw|simulator         accepted for UPMEM code; both mean dpusim
+ *   dpusimStrictDma=BOOL         (dpusim's own key, default false) fault the
+ *                                DPU on an mram_read/mram_write outside the
+ *                                SDK's rules (size 8..2048 and a multiple of
+ *                                8, MRAM and WRAM addresses 8-byte aligned),
+ *                                naming the call and the value. By default
+ *                                such a request does what the DPU's DMA
+ *                                engine does: the addresses' low 3 bits are
+ *                                ignored and (((size >> 3) - 1) & 0xff) + 1
+ *                                8-byte words move (a size below 8 moves
+ *                                2048 bytes, 12 moves 8), as on the machine
+ *                                (lib/dpurt/mram.c)
  *
  * BOOL is true or false (any case), or 1 or 0.
  * N is decimal digits only: no sign, no 0x, no trailing characters.
@@ -29,6 +40,7 @@ struct dpusim_profile {
 	bool sg_enabled;
 	bool sg_max_blocks_set;		/* sgXferMaxBlocksPerDpu was given */
 	uint32_t sg_max_blocks_per_dpu;	/* valid if sg_max_blocks_set */
+	bool strict_dma;		/* dpusimStrictDma */
 };
 
 /*

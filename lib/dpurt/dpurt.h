@@ -81,6 +81,15 @@ struct dpurt_ctx {
 };
 extern struct dpurt_ctx dpurt_ctx;
 
+/*
+ * MRAM DMA (mram.c). dpurt_dma_strict: fault on a request outside the SDK's
+ * rules (profile key dpusimStrictDma; a worker reads DPUSIM_STRICT_DMA=1).
+ * dpurt_dma_request: what the hardware's ldma/sdma does with a request,
+ * the addresses' low 3 bits dropped, returns the bytes it moves.
+ */
+extern bool dpurt_dma_strict;
+unsigned int dpurt_dma_request(uintptr_t *mram, uintptr_t *wram, unsigned int n);
+
 /* Worker mode: the worker file descriptor and the claimed DPU. */
 extern int dpurt_worker_fd;
 extern uint32_t dpurt_worker_dpu;

@@ -149,6 +149,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dpurt_argv = argv;
+	/* the set's profile (dpusimStrictDma), through launch.c's spawn */
+	dpurt_dma_strict = getenv("DPUSIM_STRICT_DMA") &&
+			   strcmp(getenv("DPUSIM_STRICT_DMA"), "1") == 0;
 	fd = env && *env ? atoi(env) : 3;
 	flags = fcntl(fd, F_GETFD);
 	if (fd < 0 || flags < 0) {

@@ -612,6 +612,7 @@ static void test_mram_rules(void)
 	char name[128];
 	size_t i;
 
+	dpurt_dma_strict = true;	/* profile key dpusimStrictDma=true */
 	mram_mode = 0;
 	UNIT_CHECK("mram_read/mram_write within the rules (and a bare MRAM offset) do not fault",
 		   run(mram_entry, 4, &res) == 0 && !res.fault && !res.halted, "reason '%s'",
@@ -628,6 +629,117 @@ static void test_mram_rules(void)
 			UNIT_CHECK(name, res.fault && strcmp(res.reason, cases[i].reason) == 0,
 				   "got '%s'", res.reason);
 	}
+	dpurt_dma_strict = false;
+}
+
+/* ---- MRAM DMA as the hardware does it (the default) ------------------ */
+
+static void test_dma_request(void)
+{
+	static const struct {
+		uintptr_t mram, wram;
+		unsigned int n;
+		uintptr_t mram_out, wram_out;
+		unsigned int n_out;
+	} cases[] = {
+		{ 0x8000000, 0x1000, 8, 0x8000000, 0x1000, 8 },		/* legal */
+		{ 0x8000000, 0x1000, 2048, 0x8000000, 0x1000, 2048 },
+		{ 0x8000004, 0x1000, 8, 0x8000000, 0x1000, 8 },		/* low bits ignored */
+		{ 0x8000007, 0x1003, 16, 0x8000000, 0x1000, 16 },
+		{ 0x800000d, 0x100c, 8, 0x8000008, 0x1008, 8 },
+		{ 0x8000000, 0x1000, 4, 0x8000000, 0x1000, 2048 },	/* (4 >> 3) - 1 = 0xff */
+		{ 0x8000000, 0x1000, 0, 0x8000000, 0x1000, 2048 },
+		{ 0x8000000, 0x1000, 7, 0x8000000, 0x1000, 2048 },
+		{ 0x8000000, 0x1000, 12, 0x8000000, 0x1000, 8 },	/* rounds down */
+		{ 0x8000000, 0x1000, 2047, 0x8000000, 0x1000, 2040 },
+		{ 0x8000000, 0x1000, 2056, 0x8000000, 0x1000, 8 },	/* 8-bit field wraps */
+		{ 0x8000000, 0x1000, 4096, 0x8000000, 0x1000, 2048 },
+	};
+	char name[160];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uintptr_t m = cases[i].mram, w = cases[i].wram;
+		unsigned int n = dpurt_dma_request(&m, &w, cases[i].n);
+
+		snprintf(name, sizeof(name),
+			 "DMA of %u bytes MRAM %#lx WRAM %#lx moves %u bytes %#lx -> %#lx",
+			 cases[i].n, (unsigned long)cases[i].mram, (unsigned long)cases[i].wram,
+			 cases[i].n_out, (unsigned long)cases[i].mram_out,
+			 (unsigned long)cases[i].wram_out);
+		UNIT_CHECK(name, n == cases[i].n_out && m == cases[i].mram_out &&
+			   w == cases[i].wram_out, "got %u bytes %#lx -> %#lx", n,
+			   (unsigned long)m, (unsigned long)w);
+	}
+}
+
+static int dma_hw_mode;
+static uint64_t dma_buf[300] __attribute__((aligned(8)));
+
+static int dma_hw_entry(void)
+{
+	uint64_t *mram = (uint64_t *)DPURT_MRAM_BASE;
+
+	switch (dma_hw_mode) {
+	case 0: /* unaligned MRAM: the word holding the address */
+		mram_read((uint8_t *)mram + 8 + 5, dma_buf, 8);
+		break;
+	case 1: /* 4 bytes: ldma's size field is 0xff, 2048 bytes move */
+		mram_read(mram, dma_buf, 4);
+		break;
+	case 2: /* 12 bytes: one word moves */
+		mram_write(dma_buf, mram + 100, 12);
+		break;
+	case 3: /* unaligned WRAM: the aligned-down word is written */
+		mram_read(mram + 2, (uint8_t *)dma_buf + 3, 8);
+		break;
+	}
+	return 0;
+}
+
+static void test_mram_hw_mode(void)
+{
+	uint64_t *mram = (uint64_t *)DPURT_MRAM_BASE;
+	struct dpurt_result res;
+	unsigned int i;
+	bool ok;
+
+	dpurt_dma_strict = false;
+	for (i = 0; i < 300; i++)
+		mram[i] = 0x1111111111111111ull * (i % 15) + i;
+
+	memset(dma_buf, 0xee, sizeof(dma_buf));
+	dma_hw_mode = 0;
+	run(dma_hw_entry, 1, &res);
+	UNIT_CHECK("default: mram_read at MRAM+13 reads the word at MRAM+8, no fault",
+		   !res.fault && dma_buf[0] == mram[1] && dma_buf[1] == 0xeeeeeeeeeeeeeeeeull,
+		   "fault %d '%s', got %#llx", res.fault, res.reason,
+		   (unsigned long long)dma_buf[0]);
+
+	memset(dma_buf, 0xee, sizeof(dma_buf));
+	dma_hw_mode = 1;
+	run(dma_hw_entry, 1, &res);
+	ok = !res.fault && dma_buf[256] == 0xeeeeeeeeeeeeeeeeull;
+	for (i = 0; i < 256; i++)
+		ok = ok && dma_buf[i] == mram[i];
+	UNIT_CHECK("default: mram_read of 4 bytes moves 2048 bytes, as ldma does", ok,
+		   "fault %d '%s'", res.fault, res.reason);
+
+	for (i = 0; i < 4; i++)
+		dma_buf[i] = 0xaaaa000000000000ull + i;
+	mram[102] = 0x5555;
+	dma_hw_mode = 2;
+	run(dma_hw_entry, 1, &res);
+	UNIT_CHECK("default: mram_write of 12 bytes writes one word",
+		   !res.fault && mram[100] == dma_buf[0] && mram[101] == 0x1111111111111111ull * (101 % 15) + 101 &&
+		   mram[102] == 0x5555, "fault %d '%s'", res.fault, res.reason);
+
+	memset(dma_buf, 0xee, sizeof(dma_buf));
+	dma_hw_mode = 3;
+	run(dma_hw_entry, 1, &res);
+	UNIT_CHECK("default: mram_read to WRAM+3 fills the word at WRAM+0",
+		   !res.fault && dma_buf[0] == mram[2] && dma_buf[1] == 0xeeeeeeeeeeeeeeeeull,
+		   "fault %d '%s'", res.fault, res.reason);
 }
 
 /* ---- signals, halt, a run after a fault ----------------------------- */
@@ -895,6 +1007,8 @@ int main(void)
 	test_fsb();
 	test_buddy();
 	test_mram_rules();
+	test_dma_request();
+	test_mram_hw_mode();
 	test_end_of_run();
 	test_seqread();
 	test_logging();

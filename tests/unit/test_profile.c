@@ -168,5 +168,17 @@ int main(void)
 		   "got '%.8s'", small);
 	UNIT_CHECK("NULL output", dpusim_profile_parse("", NULL, NULL, 0) != DPU_OK,
 		   "expected an error");
+
+	/* dpusimStrictDma: default off, a boolean */
+	UNIT_CHECK("dpusimStrictDma defaults to false",
+		   dpusim_profile_parse("", &p, NULL, 0) == DPU_OK && !p.strict_dma, "%s", "unexpected result");
+	UNIT_CHECK("dpusimStrictDma=true",
+		   dpusim_profile_parse("backend=hw,dpusimStrictDma=true", &p, NULL, 0) == DPU_OK &&
+		   p.strict_dma, "%s", "unexpected result");
+	UNIT_CHECK("dpusimStrictDma=0",
+		   dpusim_profile_parse("dpusimStrictDma=0", &p, NULL, 0) == DPU_OK &&
+		   !p.strict_dma, "%s", "unexpected result");
+	UNIT_CHECK("dpusimStrictDma=yes is not a boolean",
+		   dpusim_profile_parse("dpusimStrictDma=yes", &p, NULL, 0) == ERR, "%s", "unexpected result");
 	return unit_done();
 }

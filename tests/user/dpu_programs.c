@@ -219,7 +219,8 @@ TEST(mram_rule_violations_fault_the_dpu)
 	unsigned int k;
 	uint32_t i;
 
-	ASSERT_EQ(DPU_OK, dpu_alloc(2, NULL, &set));
+	/* strict conformance mode: the default does what the hardware does */
+	ASSERT_EQ(DPU_OK, dpu_alloc(2, "dpusimStrictDma=true", &set));
 	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("mram_fault"), NULL));
 	ASSERT_EQ(DPU_OK, put_u32(set, "tasklet", 1));
 	for (k = 0; k < sizeof(mram_rules) / sizeof(mram_rules[0]); k++) {
@@ -239,6 +240,56 @@ TEST(mram_rule_violations_fault_the_dpu)
 	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
 	DPU_FOREACH(set, dpu, i)
 		EXPECT_EQ(0x600d, get_u32(dpu, "result"));
+	dpu_free(set);
+}
+
+/* MRAM DMA outside the SDK's rules, by default as the DPU's DMA engine */
+#define DMA_WORD(i) (0x0101010101010101ull * ((i) & 0x7f) + ((uint64_t)(i) << 32))
+
+TEST(mram_dma_outside_the_rules_does_what_the_hardware_does)
+{
+	struct dpu_set_t set, dpu;
+	uint64_t out[8];
+	uint32_t i;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(2, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("mram_dma"), NULL));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu, i) {
+		ASSERT_EQ(DPU_OK, dpu_copy_from(dpu, "out", 0, out, sizeof(out)));
+		/* the low 3 bits of the MRAM address are ignored */
+		EXPECT_EQ(DMA_WORD(1), out[0]);
+		EXPECT_EQ(DMA_WORD(2), out[1]);
+		/* a size of 4: (4 >> 3) - 1 in ldma's 8-bit field, 2048 bytes */
+		EXPECT_EQ(256, out[2]);
+		EXPECT_EQ(DMA_WORD(255), out[3]);
+		/* a size of 12 moves one word */
+		EXPECT_EQ(DMA_WORD(301), out[4]);
+		/* PrIM TRNS's done-array: bit address % 8 of the word holding it */
+		EXPECT_EQ(0xffff, out[5]);
+		EXPECT_EQ(0x000000ff000000ffull, out[6]);
+	}
+	dpu_free(set);
+}
+
+TEST(mram_dma_outside_the_rules_faults_in_strict_mode)
+{
+	struct dpu_set_t set;
+	char *msg;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(1, "dpusimStrictDma=true", &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("mram_dma"), NULL));
+	EXPECT_EQ(DPU_ERR_DPU_FAULT, launch_capture(set, &msg));
+	if (!strstr(msg, "mram_read: MRAM 0x") || !strstr(msg, " unaligned (tasklet 0)"))
+		TH_LOG("%s", msg);
+	EXPECT_NE(NULL, strstr(msg, "mram_read: MRAM 0x"));
+	EXPECT_NE(NULL, strstr(msg, " unaligned (tasklet 0)"));
+	free(msg);
+	/* dpusimStrictDma=false is the default */
+	dpu_free(set);
+	ASSERT_EQ(DPU_OK, dpu_alloc(1, "dpusimStrictDma=false", &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("mram_dma"), NULL));
+	EXPECT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
 	dpu_free(set);
 }
 
