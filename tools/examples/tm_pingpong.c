@@ -209,9 +209,19 @@ static struct dtm_wc wait_one(struct dtm_cq *cq, const char *what)
 		sched_yield();	/* the peer may share this CPU */
 		if (now_us() > end)
 			die("no %s after %d ms", what, TIMEOUT_MS);
-		if (peer_pid && waitpid(peer_pid, &st, WNOHANG) == peer_pid)
+		if (peer_pid && waitpid(peer_pid, &st, WNOHANG) == peer_pid) {
+			/*
+			 * Its last message may have landed after the poll
+			 * above: the kernel writes it before the peer's send
+			 * returns, so one more poll sees it.
+			 */
+			peer_pid = 0;
+			n = dtm_poll_cq(cq, 1, &wc);
+			if (n == 1)
+				return wc;
 			die("the pong process ended (status 0x%x) while waiting for %s",
 			    st, what);
+		}
 	}
 }
 
