@@ -265,16 +265,9 @@ dpu_error_t dpusim_profile_parse(const char *s, struct dpusim_profile *out,
 
 		switch (keys[k].id) {
 		case KEY_SG_ENABLE:
-			if (parse_bool(vb, ve, &p.sg_enabled)) {
-				set_err(errbuf, errlen,
-					"%s: '%.*s%s' is not a boolean (true, false, 1 or 0)",
-					keys[k].name, quote_len(vb, ve), vb,
-					ellipsis(vb, ve));
-				return DPU_ERR_INVALID_PROFILE;
-			}
-			break;
 		case KEY_STRICT_DMA:
-			if (parse_bool(vb, ve, &p.strict_dma)) {
+			if (parse_bool(vb, ve, keys[k].id == KEY_SG_ENABLE ?
+					       &p.sg_enabled : &p.strict_dma)) {
 				set_err(errbuf, errlen,
 					"%s: '%.*s%s' is not a boolean (true, false, 1 or 0)",
 					keys[k].name, quote_len(vb, ve), vb,
