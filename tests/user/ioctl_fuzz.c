@@ -52,6 +52,7 @@
 #include <time.h>
 
 #include "kselftest_harness.h"
+#include "fuzz_rng.h"
 #include "common.h"
 #include "tm_ioctl.h"
 
@@ -89,19 +90,6 @@ struct fstream {
 };
 
 /* ------------------------------------------------------------ rng */
-
-static __thread uint64_t rng_state;
-
-static uint64_t rnd(void)
-{
-	uint64_t x = rng_state;	/* xorshift64* */
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	rng_state = x;
-	return x * 0x2545F4914F6CDD1DULL;
-}
 
 static uint64_t below(uint64_t n)
 {
