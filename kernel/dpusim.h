@@ -23,6 +23,7 @@
 #include <uapi/dpusim.h>
 
 #include "compat.h"
+#include "pin.h"
 
 /* Upper bounds of the module parameters. */
 #define DPUSIM_MAX_RANKS	64
@@ -308,9 +309,10 @@ struct dpusim_worker {
 /**
  * struct dpusim_stream_buf - a core's registered token buffer (stream_buf.c)
  * @ref: the stream's while open, and one per move using it
- * @rank: whose pinned_pages counts @nr_pages
- * @mm: the registering process's, mmgrab'ed; charged @nr_pages pinned
- *      pages (NULL only for a KUnit test's buffer of kernel pages)
+ * @rank: the rank
+ * @charge: @nr_pages pinned pages, charged to the registering process and
+ *          @rank's pinned_pages (empty only for a KUnit test's buffer of
+ *          kernel pages)
  * @len: bytes registered
  * @nr_pages: entries of @pages
  * @pages: the pinned pages, in order
@@ -318,7 +320,7 @@ struct dpusim_worker {
 struct dpusim_stream_buf {
 	struct kref ref;
 	struct dpusim_rank *rank;
-	struct mm_struct *mm;
+	struct dpusim_charge charge;
 	u64 len;
 	unsigned long nr_pages;
 	struct page **pages;
@@ -398,7 +400,6 @@ struct dpusim_walk {
 void dpusim_walk_init(struct dpusim_walk *w, const struct dpusim_block *blocks,
 		      u32 nr_blocks, u64 limit);
 bool dpusim_walk_next(struct dpusim_walk *w, u64 *addr, u64 *len);
-unsigned long dpusim_span_pages(u64 addr, u64 len);
 /*
  * The engine moves the pieces of a call round-robin over its DPUs (see
  * xfer.c): one cursor per DPU of the call.
@@ -464,8 +465,7 @@ struct dpusim_order {
  * @upages: the distinct user pages, each pinned once; @pages itself when
  *          the copy order visits the pages in increasing order
  * @npinned: entries of @upages pinned
- * @mm: where @ncharged pages are charged (mm->pinned_vm), mmgrab'ed
- * @ncharged: pages charged
+ * @charge: the pinned pages, charged to the caller and the rank
  * @sbuf: with DPUSIM_XFER_STREAM_BUF: the registered buffer whose pages
  *        @pages names (none pinned per move), with a reference
  * @borrowed: @pages points into @sbuf's own array (the pieces are its
@@ -488,8 +488,7 @@ struct dpusim_xfer_pin {
 	struct page **pages;
 	struct page **upages;
 	unsigned long npinned;
-	struct mm_struct *mm;
-	unsigned long ncharged;
+	struct dpusim_charge charge;
 	struct dpusim_stream_buf *sbuf;
 	bool borrowed;
 	struct dpusim_cursor c1;
@@ -503,9 +502,6 @@ struct dpusim_xfer_pin {
  */
 #define DPUSIM_XFER_SMALL_LISTS	128
 
-int dpusim_pinned_vm_charge(unsigned long n);
-int dpusim_pin_longterm(u64 addr, unsigned long n, unsigned int gup,
-			struct page **pages);
 int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
 int dpusim_xfer_populate(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
 void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);

@@ -25,12 +25,10 @@ static void dpusim_stream_buf_free(struct kref *ref)
 {
 	struct dpusim_stream_buf *b = container_of(ref, typeof(*b), ref);
 
-	if (b->mm) {
+	if (b->charge.mm) {
 		/* every move wrote through them as it pleased: dirty */
 		unpin_user_pages_dirty_lock(b->pages, b->nr_pages, true);
-		atomic64_sub(b->nr_pages, &b->mm->pinned_vm);
-		atomic_long_sub(b->nr_pages, &b->rank->pinned_pages);
-		mmdrop(b->mm);
+		dpusim_uncharge(&b->charge);
 	}
 	kvfree(b->pages);
 	kfree(b);
@@ -85,19 +83,16 @@ struct dpusim_stream_buf *dpusim_stream_buf_register(struct dpusim_rank *rank,
 		ret = -ENOMEM;
 		goto err_free;
 	}
-	ret = dpusim_pinned_vm_charge(b->nr_pages);
+	ret = dpusim_charge(&b->charge, &rank->pinned_pages, b->nr_pages);
 	if (ret)
 		goto err_free;
 	ret = dpusim_pin_longterm(addr, b->nr_pages, FOLL_WRITE, b->pages);
 	if (ret)
 		goto err_uncharge;
-	mmgrab(mm);
-	b->mm = mm;
-	atomic_long_add(b->nr_pages, &rank->pinned_pages);
 	return b;
 
 err_uncharge:
-	atomic64_sub(b->nr_pages, &mm->pinned_vm);
+	dpusim_uncharge(&b->charge);
 err_free:
 	kvfree(b->pages);
 	kfree(b);
@@ -134,7 +129,7 @@ struct dpusim_stream_buf *dpusim_stream_buf_get(struct dpusim_rank *rank,
 	lockdep_assert_held(&rank->xfer_lock);
 	if (!s || !s->buf)
 		return ERR_PTR(-EINVAL);
-	if (s->buf->mm != current->mm)
+	if (s->buf->charge.mm != current->mm)
 		return ERR_PTR(-EPERM);
 	kref_get(&s->buf->ref);
 	return s->buf;

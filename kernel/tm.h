@@ -59,6 +59,8 @@
 #include <linux/xarray.h>
 #include <uapi/dpusim.h>
 
+#include "pin.h"
+
 struct dpusim_rank;
 struct mm_struct;
 
@@ -173,7 +175,8 @@ struct dpusim_tm_ctx {
  * @npages: entries of @pages
  * @pages: the pages, pinned user pages or the DPU's MRAM pages
  * @rank: MRAM regions: the rank, whose ownership the region holds
- * @mm: user regions: where the pinned pages are charged
+ * @charge: user regions: the pinned pages, charged to the registering
+ *          process and the device's pinned_pages
  */
 struct dpusim_tm_mr {
 	struct kref ref;
@@ -187,7 +190,7 @@ struct dpusim_tm_mr {
 	unsigned long npages;
 	struct page **pages;
 	struct dpusim_rank *rank;
-	struct mm_struct *mm;
+	struct dpusim_charge charge;
 };
 
 /* One resolved sg entry: @len bytes at @off from the start of @mr */
@@ -229,7 +232,8 @@ struct dpusim_tm_iter {
  * @reserved: entries promised to operations under way
  * @overruns: completions refused because the ring was full
  * @users: SRQs and QPs using it (destroy: -EBUSY)
- * @mm: where the ring's pages are charged, or NULL (not charged)
+ * @charge: the ring's pages, charged to the creator and the device's
+ *          charged_pages (empty: not charged)
  */
 struct dpusim_tm_cq {
 	struct kref ref;
@@ -245,7 +249,7 @@ struct dpusim_tm_cq {
 	u32 reserved;
 	u32 overruns;
 	atomic_t users;
-	struct mm_struct *mm;
+	struct dpusim_charge charge;
 };
 
 /**
@@ -335,8 +339,8 @@ struct dpusim_tm_rbuf {
  * @rbufs: untagged buffers, FIFO
  * @nr_rbufs: entries of @rbufs
  * @qps: qp_num -> connected QP
- * @mm: where the tag tables' pages are charged
- * @charged: pages charged to @mm
+ * @charge: the tag tables' pages, charged to the creator and the
+ *          device's charged_pages
  */
 struct dpusim_tm_srq {
 	struct kref ref;
@@ -355,8 +359,7 @@ struct dpusim_tm_srq {
 	struct list_head rbufs;
 	u32 nr_rbufs;
 	struct xarray qps;
-	struct mm_struct *mm;
-	unsigned long charged;
+	struct dpusim_charge charge;
 };
 
 /**
@@ -418,10 +421,6 @@ int dpusim_tm_num_reserve(struct xarray *numbers, struct xa_limit limit,
 			  u32 *next, u32 *num);
 void *dpusim_tm_obj_unpublish(struct dpusim_tm_ctx *ctx, struct xarray *table,
 			      u32 handle);
-int dpusim_tm_charge(struct dpusim_tm_dev *tm, struct mm_struct **mm,
-		     unsigned long npages);
-void dpusim_tm_uncharge(struct dpusim_tm_dev *tm, struct mm_struct *mm,
-			unsigned long npages);
 int dpusim_tm_bufs_charge(struct dpusim_tm_ctx *ctx, u32 n);
 void dpusim_tm_bufs_uncharge(struct dpusim_tm_ctx *ctx, u32 n);
 

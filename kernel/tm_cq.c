@@ -94,7 +94,7 @@ static void dpusim_tm_cq_free(struct kref *ref)
 
 	dpusim_tm_cq_free_ring(cq);
 	if (cq->ctx) {
-		dpusim_tm_uncharge(cq->ctx->tm, cq->mm, cq->npages);
+		dpusim_uncharge(&cq->charge);
 		dpusim_tm_ctx_put(cq->ctx);
 	}
 	kfree(cq);
@@ -236,7 +236,8 @@ int dpusim_tm_create_cq(struct dpusim_tm_ucmd *ucmd)
 		return PTR_ERR(cq);
 	kref_get(&ctx->ref);
 	cq->ctx = ctx;
-	ret = dpusim_tm_charge(ctx->tm, &cq->mm, cq->npages);
+	ret = dpusim_charge(&cq->charge, &ctx->tm->charged_pages,
+			    cq->npages);
 	if (ret)
 		goto err_put;
 	ret = dpusim_tm_obj_reserve(ctx, &ctx->cqs, DPUSIM_TM_MAX_CQ,

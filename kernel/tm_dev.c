@@ -229,41 +229,6 @@ void *dpusim_tm_obj_unpublish(struct dpusim_tm_ctx *ctx, struct xarray *table,
 	return obj;
 }
 
-/**
- * dpusim_tm_charge - charge kernel pages held for the caller
- * @tm: the device
- * @mm: out, where they are charged (grabbed), for dpusim_tm_uncharge()
- * @npages: pages
- *
- * To RLIMIT_MEMLOCK as pinned memory, CAP_IPC_LOCK exempt: the pages of
- * a ring or a table cannot be swapped or reclaimed while the object
- * lives, as pinned pages cannot.
- *
- * Return: 0 or -ENOMEM (nothing charged).
- */
-int dpusim_tm_charge(struct dpusim_tm_dev *tm, struct mm_struct **mm,
-		     unsigned long npages)
-{
-	int ret = dpusim_pinned_vm_charge(npages);
-
-	if (ret)
-		return ret;
-	mmgrab(current->mm);
-	*mm = current->mm;
-	atomic_long_add(npages, &tm->charged_pages);
-	return 0;
-}
-
-void dpusim_tm_uncharge(struct dpusim_tm_dev *tm, struct mm_struct *mm,
-			unsigned long npages)
-{
-	if (!mm)
-		return;
-	atomic64_sub(npages, &mm->pinned_vm);
-	atomic_long_sub(npages, &tm->charged_pages);
-	mmdrop(mm);
-}
-
 static int dpusim_tm_open(struct inode *inode, struct file *filp)
 {
 	struct dpusim_tm_dev *tm = container_of(inode->i_cdev,

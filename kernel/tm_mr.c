@@ -41,9 +41,7 @@ static void dpusim_tm_mr_free(struct kref *ref)
 		unpin_user_pages_dirty_lock(mr->pages, mr->npages,
 					    mr->access & (DPUSIM_TM_ACCESS_LOCAL_WRITE |
 							  DPUSIM_TM_ACCESS_REMOTE_WRITE));
-		atomic64_sub(mr->npages, &mr->mm->pinned_vm);
-		atomic_long_sub(mr->npages, &mr->tm->pinned_pages);
-		mmdrop(mr->mm);
+		dpusim_uncharge(&mr->charge);
 	}
 	atomic_dec(&mr->tm->nr_mrs);
 	kvfree(mr->pages);
@@ -77,13 +75,12 @@ struct dpusim_tm_mr *dpusim_tm_mr_lookup(struct dpusim_tm_dev *tm, u32 key)
 /* Pin [addr, addr + len) of the caller, charged to RLIMIT_MEMLOCK. */
 static int dpusim_tm_mr_pin(struct dpusim_tm_mr *mr, u64 addr, u64 len)
 {
-	struct mm_struct *mm = current->mm;
 	unsigned int gup = 0;
 	int ret;
 
 	mr->first_off = offset_in_page(addr);
 	mr->npages = DIV_ROUND_UP(mr->first_off + len, PAGE_SIZE);
-	ret = dpusim_pinned_vm_charge(mr->npages);
+	ret = dpusim_charge(&mr->charge, &mr->tm->pinned_pages, mr->npages);
 	if (ret)
 		return ret;
 	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
@@ -98,16 +95,13 @@ static int dpusim_tm_mr_pin(struct dpusim_tm_mr *mr, u64 addr, u64 len)
 	ret = dpusim_pin_longterm(addr & PAGE_MASK, mr->npages, gup, mr->pages);
 	if (ret)
 		goto err_free;
-	mmgrab(mm);
-	mr->mm = mm;
-	atomic_long_add(mr->npages, &mr->tm->pinned_pages);
 	return 0;
 
 err_free:
 	kvfree(mr->pages);
 	mr->pages = NULL;
 err_uncharge:
-	atomic64_sub(mr->npages, &mm->pinned_vm);
+	dpusim_uncharge(&mr->charge);
 	return ret;
 }
 

@@ -34,7 +34,7 @@ static void dpusim_tm_srq_free(struct kref *ref)
 	/* a create that failed: destroy never ran (the list is empty) */
 	if (!srq->dead)
 		dpusim_tm_list_fini(&srq->list, dpusim_tm_entry_drop);
-	dpusim_tm_uncharge(srq->tm, srq->mm, srq->charged);
+	dpusim_uncharge(&srq->charge);
 	mutex_destroy(&srq->lock);
 	kfree(srq);
 }
@@ -125,13 +125,12 @@ dpusim_tm_srq_alloc(struct dpusim_tm_ctx *ctx,
 	npages = DIV_ROUND_UP((sizeof(*srq->list.buckets) +
 			       sizeof(*srq->list.handles)) <<
 			      srq->list.hash_bits, PAGE_SIZE);
-	ret = dpusim_tm_charge(ctx->tm, &srq->mm, npages);
+	ret = dpusim_charge(&srq->charge, &ctx->tm->charged_pages, npages);
 	if (ret) {
 		dpusim_tm_list_fini(&srq->list, dpusim_tm_entry_drop);
 		kfree(srq);
 		return ERR_PTR(ret);
 	}
-	srq->charged = npages;
 	kref_init(&srq->ref);
 	mutex_init(&srq->lock);
 	INIT_LIST_HEAD(&srq->rbufs);

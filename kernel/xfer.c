@@ -78,21 +78,6 @@ bool dpusim_walk_next(struct dpusim_walk *w, u64 *addr, u64 *len)
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_walk_next);
 
-/**
- * dpusim_span_pages - pages that [@addr, @addr + @len) touches
- * @addr: start; @addr + @len must not wrap
- * @len: bytes
- *
- * Return: the page count, 0 for an empty range.
- */
-unsigned long dpusim_span_pages(u64 addr, u64 len)
-{
-	if (!len)
-		return 0;
-	return ((addr + len - 1) >> PAGE_SHIFT) - (addr >> PAGE_SHIFT) + 1;
-}
-EXPORT_SYMBOL_IF_KUNIT(dpusim_span_pages);
-
 /*
  * The memory a transfer names: a DPU's MRAM or WRAM, or a stream's (which
  * lives as long as the rank's ownership: a caller or a queued job holds
@@ -351,97 +336,6 @@ static unsigned int dpusim_gup_flags(const struct dpusim_xfer *x)
 	return x->flags & DPUSIM_XFER_FROM_DPU ? FOLL_WRITE : 0;
 }
 
-/**
- * dpusim_pinned_vm_charge - charge pinned pages to the caller's memlock
- * @n: pages
- *
- * As RDMA (ib_umem_get) and iommufd do: current->mm->pinned_vm against
- * RLIMIT_MEMLOCK, CAP_IPC_LOCK exempt.  atomic64_sub() from the same
- * mm's pinned_vm gives them back.
- *
- * Return: 0 or -ENOMEM (nothing charged).
- */
-int dpusim_pinned_vm_charge(unsigned long n)
-{
-	struct mm_struct *mm = current->mm;
-	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-
-	if ((u64)atomic64_add_return(n, &mm->pinned_vm) > limit &&
-	    !capable(CAP_IPC_LOCK)) {
-		atomic64_sub(n, &mm->pinned_vm);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/**
- * dpusim_pin_longterm - pin a range of the caller's pages long-term
- * @addr: page aligned
- * @n: pages
- * @gup: FOLL_WRITE or 0 (FOLL_LONGTERM is added)
- * @pages: @n entries, filled in order
- *
- * For what stays pinned past the call (a tag-matching region, a stream
- * core's buffer), in runs of at most 512 pages.
- *
- * Return: 0, or -EFAULT, -ENOMEM, -EOVERFLOW, -EINTR (a fatal signal)
- * with nothing pinned.
- */
-int dpusim_pin_longterm(u64 addr, unsigned long n, unsigned int gup,
-			struct page **pages)
-{
-	unsigned long done = 0;
-	int ret;
-
-	while (done < n) {
-		ret = pin_user_pages_fast(addr + done * PAGE_SIZE,
-					  min(n - done, 512UL),
-					  gup | FOLL_LONGTERM, pages + done);
-		if (ret <= 0) {
-			ret = ret ?: -EFAULT;
-			goto err;
-		}
-		done += ret;
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
-			goto err;
-		}
-		cond_resched();
-	}
-	return 0;
-
-err:
-	unpin_user_pages(pages, done);
-	return ret;
-}
-
-/* Charge @n pinned pages of a transfer: dpusim_pinned_vm_charge(). */
-static int dpusim_pin_charge(struct dpusim_rank *rank,
-			     struct dpusim_xfer_pin *p, unsigned long n)
-{
-	struct mm_struct *mm = current->mm;
-	int ret = dpusim_pinned_vm_charge(n);
-
-	if (ret)
-		return ret;
-	mmgrab(mm);
-	p->mm = mm;
-	p->ncharged = n;
-	atomic_long_add(n, &rank->pinned_pages);
-	return 0;
-}
-
-static void dpusim_pin_uncharge(struct dpusim_xfer_pin *p)
-{
-	if (!p->mm)
-		return;
-	atomic64_sub(p->ncharged, &p->mm->pinned_vm);
-	atomic_long_sub(p->ncharged, &p->rank->pinned_pages);
-	mmdrop(p->mm);
-	p->mm = NULL;
-	p->ncharged = 0;
-}
-
 /*
  * Sorted pieces: pin them in order, one pin_user_pages_fast() call per
  * run of adjacent pages; the entries are the distinct pages.
@@ -517,7 +411,7 @@ static int dpusim_xfer_pin_scattered(struct dpusim_rank *rank,
 	}
 
 	/* 2: number them in address order, pin runs of adjacent pages */
-	ret = dpusim_pin_charge(rank, p, n);
+	ret = dpusim_charge(&p->charge, &rank->pinned_pages, n);
 	if (ret)
 		goto out;
 	ret = -ENOMEM;
@@ -1050,8 +944,7 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 	p->npinned = 0;
 	p->pages = NULL;
 	p->upages = NULL;
-	p->mm = NULL;
-	p->ncharged = 0;
+	p->charge = (struct dpusim_charge){};
 	p->sbuf = NULL;
 	p->borrowed = false;
 	/*
@@ -1100,7 +993,8 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 		goto err;
 	}
 	if (sorted) {
-		ret = dpusim_pin_charge(rank, p, nr_pages);
+		ret = dpusim_charge(&p->charge, &rank->pinned_pages,
+				    nr_pages);
 		if (ret)
 			goto err;
 		p->upages = p->pages;
@@ -1135,7 +1029,7 @@ void dpusim_xfer_unpin(struct dpusim_xfer_pin *p, bool dirty)
 	else
 		unpin_user_pages(p->upages, p->npinned);
 	p->npinned = 0;
-	dpusim_pin_uncharge(p);
+	dpusim_uncharge(&p->charge);
 	if (p->upages != p->pages)
 		kvfree(p->upages);
 	p->upages = NULL;

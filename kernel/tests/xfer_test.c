@@ -64,19 +64,8 @@ static void dpusim_walk_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, dpusim_walk_next(&w, &addr, &len));
 }
 
-static void dpusim_span_pages_test(struct kunit *test)
-{
-	KUNIT_EXPECT_EQ(test, dpusim_span_pages(0x1000, 0), 0);
-	KUNIT_EXPECT_EQ(test, dpusim_span_pages(0x1000, 1), 1);
-	KUNIT_EXPECT_EQ(test, dpusim_span_pages(0x1000, PAGE_SIZE), 1);
-	KUNIT_EXPECT_EQ(test, dpusim_span_pages(0x1001, PAGE_SIZE), 2);
-	KUNIT_EXPECT_EQ(test, dpusim_span_pages(0x1fff, 2), 2);
-	KUNIT_EXPECT_EQ(test, dpusim_span_pages(0x1fff, PAGE_SIZE + 2), 3);
-}
-
 static struct kunit_case walk_test_cases[] = {
 	KUNIT_CASE_PARAM(dpusim_walk_test, walk_gen_params),
-	KUNIT_CASE(dpusim_span_pages_test),
 	{}
 };
 
