@@ -2,10 +2,11 @@
 /*
  * Asynchronous transfers: DPUSIM_XFER_ASYNC and DPUSIM_IOCTL_SYNC.
  *
- * The submitting call does everything a synchronous transfer does before
- * the copy (check, pin and charge the user pages, populate the memory),
- * under the rank's xfer_lock, and queues a job on the rank's list: every
- * error comes back at submit, with nothing changed.  One work item per
+ * The submitting call (xfer_ioctl.c) does everything a synchronous
+ * transfer does before the copy (check, pin and charge the user pages,
+ * populate the memory), under the rank's xfer_lock, and queues a job on
+ * the rank's list here: every error comes back at submit, with nothing
+ * changed, and the queue only copies.  One work item per
  * rank (on an ordered workqueue) runs the jobs in submission order and
  * lingers a little for the next one (DPUSIM_ASYNC_LINGER_NS).  The
  * open file's queue is bounded (DPUSIM_ASYNC_MAX_*, EAGAIN over a limit):
@@ -29,8 +30,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "dpusim.h"
 #include "trace.h"
+#include "xfer.h"
 
 /**
  * struct dpusim_async_job - one queued DPUSIM_XFER_ASYNC transfer
@@ -125,9 +126,15 @@ static u64 dpusim_job_bytes(const struct dpusim_xfer_pin *p)
 	return p->bytes + p->pad;
 }
 
-/* -EAGAIN if the job would take the queue over a DPUSIM_ASYNC_MAX_*. */
-static int dpusim_async_room(struct dpusim_rank *rank,
-			     const struct dpusim_xfer_pin *p)
+/**
+ * dpusim_async_room - whether the queue has room for a job
+ * @rank: the rank
+ * @p: the job's transfer, before and again after pinning
+ *
+ * Return: 0, or -EAGAIN if the job would take the queue over a
+ * DPUSIM_ASYNC_MAX_*.
+ */
+int dpusim_async_room(struct dpusim_rank *rank, const struct dpusim_xfer_pin *p)
 {
 	struct dpusim_async_usage *u = &rank->async_usage;
 
@@ -299,12 +306,20 @@ static void *dpusim_kvdup(const void *src, size_t n)
 	return p;
 }
 
-/*
- * A job for @src, with its own lists: @src's if @taken, in the job's
- * allocation if small, else copies of them.  NULL: out of memory.
+/**
+ * dpusim_async_job_new - a job for a checked transfer
+ * @src: the transfer: its header, lists, bytes and pad
+ * @taken: NULL: the job copies @src's lists (into its own allocation if
+ *         small); else they are kvmalloc'ed and the job uses them, and
+ *         takes them once queued (the ioctl's own copies: a copy saved
+ *         per call)
+ *
+ * Return: the job's transfer, for the caller to pin and populate, then
+ * dpusim_async_queue() or dpusim_async_job_drop(); or NULL: out of
+ * memory.
  */
-static struct dpusim_async_job *dpusim_async_job_new(struct dpusim_xfer_pin *src,
-						     bool *taken)
+struct dpusim_xfer_pin *dpusim_async_job_new(const struct dpusim_xfer_pin *src,
+					     bool *taken)
 {
 	const struct dpusim_xfer *x = &src->x;
 	size_t dl = array_size(x->nr_dpus, sizeof(*src->dpus));
@@ -335,68 +350,54 @@ static struct dpusim_async_job *dpusim_async_job_new(struct dpusim_xfer_pin *src
 			return NULL;
 		}
 	}
-	return job;
-}
-
-/**
- * dpusim_async_submit - queue a checked transfer
- * @rank: the rank
- * @src: the transfer, with DPUSIM_XFER_ASYNC, checked, with DPUs; its
- *       addresses are user addresses of the current process
- * @taken: NULL: the job copies @src's lists (into its own allocation if
- *         small); else they are kvmalloc'ed, and the job takes them once
- *         queued (*@taken true), saving a copy per call (the ioctl's own
- *         copies)
- *
- * Return: 0 once queued, or an errno of struct dpusim_xfer (-EAGAIN: the
- * queue is full; -ENOMEM: also over RLIMIT_MEMLOCK) with nothing changed
- * (the lists still the caller's).
- */
-int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *src,
-			bool *taken)
-{
-	const struct dpusim_xfer *x = &src->x;
-	struct dpusim_async_job *job;
-	int ret, queued;
-	bool kick;
-
-	job = dpusim_async_job_new(src, taken);
-	if (!job)
-		return -ENOMEM;
-	job->rank = rank;
 	job->p.x = *x;
 	job->p.bytes = src->bytes;
 	job->p.pad = src->pad;
+	return &job->p;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_async_job_new);
 
-	ret = mutex_lock_interruptible(&rank->xfer_lock);
-	if (ret)
-		goto err_lists;
-	ret = dpusim_xfer_check_locked(rank, x, job->p.dpus);
-	if (!ret)	/* room before pinning... */
-		ret = dpusim_async_room(rank, &job->p);
-	if (ret)
-		goto err_unlock;
-	ret = dpusim_xfer_pin_user(rank, &job->p);
-	if (ret)
-		goto err_unlock;
-	ret = dpusim_async_room(rank, &job->p);	/* ...and with its pages */
-	if (!ret)
-		ret = dpusim_xfer_populate(rank, &job->p);
-	if (ret) {
-		dpusim_xfer_unpin(&job->p, false);
-		goto err_unlock;
+/**
+ * dpusim_async_job_drop - free a job that was not queued
+ * @p: the job's transfer, unpinned
+ * @taken: as given to dpusim_async_job_new(): the lists stay the caller's
+ */
+void dpusim_async_job_drop(struct dpusim_xfer_pin *p, bool *taken)
+{
+	struct dpusim_async_job *job = container_of(p, typeof(*job), p);
+
+	if (taken) {
+		job->p.dpus = NULL;
+		job->p.blocks = NULL;
 	}
-	dpusim_async_account(rank, &job->p, 1);
-	if (x->flags & DPUSIM_XFER_STREAM)
-		dpusim_stream_move_done(rank, x);	/* the cursor moves now */
+	dpusim_async_job_free(job, false);
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_async_job_drop);
+
+/**
+ * dpusim_async_queue - queue a job, pinned and populated
+ * @rank: the rank, its xfer_lock held (the submits queue in order)
+ * @p: the job's transfer; dpusim_async_room() allowed it
+ *
+ * The job holds a reference on the rank's ownership until it is done.
+ */
+void dpusim_async_queue(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
+{
+	struct dpusim_async_job *job = container_of(p, typeof(*job), p);
+	const struct dpusim_xfer *x = &p->x;
+	int queued;
+	bool kick;
+
+	lockdep_assert_held(&rank->xfer_lock);
+	job->rank = rank;
+	dpusim_async_account(rank, p, 1);
 	job->seq = atomic64_inc_return(&dpusim_async_seq);
 	if (trace_dpusim_async_done_enabled())
 		job->queued_ns = ktime_get_ns();
 	queued = atomic_inc_return(&rank->async_pending);
-	trace_dpusim_async_queue(rank->index, job->seq, x->nr_dpus, x->nr_blocks, job->p.bytes,
+	trace_dpusim_async_queue(rank->index, job->seq, x->nr_dpus, x->nr_blocks, p->bytes,
 				 queued);
 	dpusim_rank_get(rank);
-	/* in order: under xfer_lock, as the submits are */
 	spin_lock(&rank->async_lock);
 	list_add_tail(&job->node, &rank->async_jobs);
 	WRITE_ONCE(rank->status->async_queued, rank->status->async_queued + 1);
@@ -405,22 +406,8 @@ int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *src,
 	spin_unlock(&rank->async_lock);
 	if (kick)
 		queue_work(rank->async_wq, &rank->async_work);
-	mutex_unlock(&rank->xfer_lock);
-	if (taken)
-		*taken = true;
-	return 0;
-
-err_unlock:
-	mutex_unlock(&rank->xfer_lock);
-err_lists:
-	if (taken) {	/* the lists stay the caller's */
-		job->p.dpus = NULL;
-		job->p.blocks = NULL;
-	}
-	dpusim_async_job_free(job, false);
-	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(dpusim_async_submit);
+EXPORT_SYMBOL_IF_KUNIT(dpusim_async_queue);
 
 static bool dpusim_async_idle(struct dpusim_rank *rank)
 {

@@ -140,6 +140,8 @@ struct dpusim_async_usage {
 	atomic_long_t pages;
 };
 
+struct dpusim_cursor;
+struct dpusim_xfer_pin;
 struct dpusim_xfer_share;
 
 /**
@@ -388,130 +390,10 @@ struct dpusim_rank *dpusim_rank_create(u32 index,
 				       dev_t devt);
 void dpusim_rank_destroy(struct dpusim_rank *rank);
 
-/* xfer.c */
-
-/* Walks a DPU's blocks, cut so that at most a given total is produced. */
-struct dpusim_walk {
-	const struct dpusim_block *blk;
-	const struct dpusim_block *end;
-	u64 left;
-};
-
-void dpusim_walk_init(struct dpusim_walk *w, const struct dpusim_block *blocks,
-		      u32 nr_blocks, u64 limit);
-bool dpusim_walk_next(struct dpusim_walk *w, u64 *addr, u64 *len);
-/*
- * The engine moves the pieces of a call round-robin over its DPUs (see
- * xfer.c): one cursor per DPU of the call.
- */
-struct dpusim_cursor {
-	struct dpusim_walk w;
-	u64 off;		/* the DPU's next memory offset */
-	struct dpusim_mem *mem;
-	pgoff_t page_idx;	/* which page of @mem @page is */
-	struct page *page;	/* the last page looked up, NULL for a hole */
-};
-
-/* The chunks of a copy on two CPUs (xfer.c) */
-#define DPUSIM_XFER_CHUNKS	8
-
-/**
- * struct dpusim_xfer_share - the first piece of a copy, in chunks that
- * other CPUs may take while the copier takes them too (xfer.c)
- * @cur: the piece's DPU side at its start (each chunk copies it)
- * @orig: the order's cursor of that piece, moved past it at the end
- * @pages: the user page holding the piece's first byte, then the next
- * @addr: the piece's user address
- * @len: its bytes; 0: no piece
- * @last: dpusim_piece_pages()'s state after the piece, for the rest
- * @nr: likewise
- * @to_mem: the direction
- * @next: the next chunk to take
- * @helpers: the CPUs other than the copier's copying chunks right now
- */
-struct dpusim_xfer_share {
-	struct dpusim_cursor cur;
-	struct dpusim_cursor *orig;
-	struct page **pages;
-	u64 addr;
-	u64 len;
-	u64 last;
-	unsigned long nr;
-	bool to_mem;
-	atomic_t next;
-	atomic_t helpers;
-};
-
-struct dpusim_order {
-	struct dpusim_cursor *c;	/* one per DPU of the call */
-	u32 *act;		/* cursors with pieces left, in DPU order */
-	u32 nr_act;
-	u32 pos;		/* next entry of act in this round */
-	u32 kept;		/* entries of act kept in this round */
-};
-
-/**
- * struct dpusim_xfer_pin - a checked transfer with its user pages pinned
- * @rank: the rank
- * @x: the header
- * @dpus: x.nr_dpus entries
- * @blocks: x.nr_blocks entries
- * @bytes: bytes the blocks move
- * @pad: bytes of zero padding (to the DPUs, without a length check)
- * @o: the copy order
- * @nr_orders: copies of @o's arrays: DPUSIM_XFER_CHUNKS for a synchronous
- *             copy on two CPUs (one per chunk), else 1
- * @pages: the user page of each piece, in copy order (a page may repeat)
- * @upages: the distinct user pages, each pinned once; @pages itself when
- *          the copy order visits the pages in increasing order
- * @npinned: entries of @upages pinned
- * @charge: the pinned pages, charged to the caller and the rank
- * @sbuf: with DPUSIM_XFER_STREAM_BUF: the registered buffer whose pages
- *        @pages names (none pinned per move), with a reference
- * @borrowed: @pages points into @sbuf's own array (the pieces are its
- *            pages in order, one after the other): nothing allocated
- * @c1: @o's cursor array for one DPU copied on one CPU (not allocated)
- * @act1: @o's act array, likewise
- *
- * Not to be copied once dpusim_xfer_pin_user() has run: @o may point
- * into it.
- */
-struct dpusim_xfer_pin {
-	struct dpusim_rank *rank;
-	struct dpusim_xfer x;
-	const struct dpusim_xfer_dpu *dpus;
-	const struct dpusim_block *blocks;
-	u64 bytes;
-	u64 pad;
-	struct dpusim_order o;
-	u32 nr_orders;
-	struct page **pages;
-	struct page **upages;
-	unsigned long npinned;
-	struct dpusim_charge charge;
-	struct dpusim_stream_buf *sbuf;
-	bool borrowed;
-	struct dpusim_cursor c1;
-	u32 act1;
-};
-
-/*
- * A transfer whose lists (DPUs and blocks) take at most this many bytes
- * copies them onto the stack, and an asynchronous one keeps them in its
- * job's allocation: a stream move (one DPU, one block) allocates once.
- */
-#define DPUSIM_XFER_SMALL_LISTS	128
-
-int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
-int dpusim_xfer_populate(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
-void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
-bool dpusim_xfer_share_begin(struct dpusim_rank *rank, struct dpusim_xfer_pin *p,
-			     struct dpusim_xfer_share *sh);
-bool dpusim_xfer_share_copy_one(struct dpusim_xfer_share *sh);
-void dpusim_xfer_share_copy(struct dpusim_xfer_share *sh);
-void dpusim_xfer_share_end(struct dpusim_rank *rank, struct dpusim_xfer_pin *p,
-			   struct dpusim_xfer_share *sh);
-void dpusim_xfer_unpin(struct dpusim_xfer_pin *p, bool dirty);
+/* xfer_ioctl.c: DPUSIM_IOCTL_XFER over the engine (xfer.h) */
+int dpusim_xfer_check_locked(struct dpusim_rank *rank,
+			     const struct dpusim_xfer *x,
+			     const struct dpusim_xfer_dpu *dpus);
 int dpusim_xfer_check(const struct dpusim_rank *rank,
 		      const struct dpusim_xfer *x,
 		      const struct dpusim_xfer_dpu *dpus,
@@ -549,8 +431,12 @@ int dpusim_xfer_user(struct dpusim_rank *rank, const struct dpusim_xfer *x);
 /* async.c */
 int dpusim_async_init(struct dpusim_rank *rank);
 void dpusim_async_fini(struct dpusim_rank *rank);
-int dpusim_async_submit(struct dpusim_rank *rank, struct dpusim_xfer_pin *p,
-			bool *taken);
+struct dpusim_xfer_pin *dpusim_async_job_new(const struct dpusim_xfer_pin *src,
+					     bool *taken);
+void dpusim_async_job_drop(struct dpusim_xfer_pin *p, bool *taken);
+int dpusim_async_room(struct dpusim_rank *rank,
+		      const struct dpusim_xfer_pin *p);
+void dpusim_async_queue(struct dpusim_rank *rank, struct dpusim_xfer_pin *p);
 int dpusim_async_wait_idle(struct dpusim_rank *rank, u32 timeout_ms);
 int dpusim_async_sync(struct dpusim_rank *rank, u32 timeout_ms);
 int dpusim_async_status_mmap(struct dpusim_rank *rank,
@@ -604,9 +490,6 @@ long dpusim_rank_ioctl(struct file *filp, unsigned int cmd,
 /* worker.c */
 void dpusim_run_init(struct dpusim_rank *rank);
 void dpusim_run_reset(struct dpusim_rank *rank);
-int dpusim_xfer_check_locked(struct dpusim_rank *rank,
-			     const struct dpusim_xfer *x,
-			     const struct dpusim_xfer_dpu *dpus);
 int dpusim_run_check_xfer(struct dpusim_rank *rank,
 			  const struct dpusim_xfer_dpu *dpus, u32 nr_dpus);
 int dpusim_launch(struct dpusim_rank *rank, u32 first, u32 nr);
@@ -636,6 +519,8 @@ int dpusim_stream_cmd(struct dpusim_rank *rank, unsigned int cmd,
 void dpusim_stream_free_all(struct dpusim_rank *rank);
 u64 dpusim_stream_resident_bytes(struct dpusim_rank *rank);
 struct dpusim_mem *dpusim_stream_mem(struct dpusim_rank *rank, u32 id);
+struct dpusim_stream_buf *dpusim_stream_buf_get(struct dpusim_rank *rank,
+						const struct dpusim_xfer *x);
 int dpusim_stream_core_check(struct dpusim_rank *rank, u32 core,
 			     struct dpusim_worker *w);
 int dpusim_stream_move_check(struct dpusim_rank *rank,
@@ -653,8 +538,6 @@ struct dpusim_stream_buf *dpusim_stream_buf_register(struct dpusim_rank *rank,
 						     u64 addr, u64 len);
 void dpusim_stream_buf_put(struct dpusim_stream_buf *b);
 struct page *dpusim_stream_buf_page(const struct dpusim_stream_buf *b, u64 off);
-struct dpusim_stream_buf *dpusim_stream_buf_get(struct dpusim_rank *rank,
-						const struct dpusim_xfer *x);
 
 /* stream_move.c */
 void dpusim_stream_job_init(struct dpusim_worker *w);

@@ -22,7 +22,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/slab.h>
 
-#include "dpusim.h"
+#include "xfer.h"
 
 /**
  * dpusim_geometry_check - validate the module parameters

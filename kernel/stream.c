@@ -543,6 +543,30 @@ struct dpusim_mem *dpusim_stream_mem(struct dpusim_rank *rank, u32 id)
 }
 
 /**
+ * dpusim_stream_buf_get - the registered buffer a move of @x may use
+ * @rank: the rank, its xfer_lock held
+ * @x: a DPUSIM_XFER_STREAM_BUF transfer, its stream checked
+ *
+ * Return: the buffer of @x's stream, with a reference for the move; or
+ * ERR_PTR(-EINVAL) (none registered) or ERR_PTR(-EPERM) (registered by
+ * another process).
+ */
+struct dpusim_stream_buf *dpusim_stream_buf_get(struct dpusim_rank *rank,
+						const struct dpusim_xfer *x)
+{
+	struct dpusim_stream *s = xa_load(&rank->streams, x->stream);
+
+	lockdep_assert_held(&rank->xfer_lock);
+	if (!s || !s->buf)
+		return ERR_PTR(-EINVAL);
+	if (s->buf->charge.mm != current->mm)
+		return ERR_PTR(-EPERM);
+	kref_get(&s->buf->ref);
+	return s->buf;
+}
+EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_buf_get);
+
+/**
  * dpusim_stream_resident_bytes - bytes of the rank's streams resident
  * @rank: the rank
  *

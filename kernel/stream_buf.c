@@ -111,27 +111,3 @@ struct page *dpusim_stream_buf_page(const struct dpusim_stream_buf *b, u64 off)
 	return b->pages[off >> PAGE_SHIFT];
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_buf_page);
-
-/**
- * dpusim_stream_buf_get - the registered buffer a move of @x may use
- * @rank: the rank, its xfer_lock held
- * @x: a DPUSIM_XFER_STREAM_BUF transfer, its stream checked
- *
- * Return: the buffer of @x's stream, with a reference for the move; or
- * ERR_PTR(-EINVAL) (none registered) or ERR_PTR(-EPERM) (registered by
- * another process).
- */
-struct dpusim_stream_buf *dpusim_stream_buf_get(struct dpusim_rank *rank,
-						const struct dpusim_xfer *x)
-{
-	struct dpusim_stream *s = xa_load(&rank->streams, x->stream);
-
-	lockdep_assert_held(&rank->xfer_lock);
-	if (!s || !s->buf)
-		return ERR_PTR(-EINVAL);
-	if (s->buf->charge.mm != current->mm)
-		return ERR_PTR(-EPERM);
-	kref_get(&s->buf->ref);
-	return s->buf;
-}
-EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_buf_get);

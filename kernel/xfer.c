@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The transfer engine: DPUSIM_IOCTL_XFER moves data between host blocks
- * and the memory of several DPUs of a rank in one call.
+ * The transfer engine: moves the data of a checked transfer
+ * (xfer_ioctl.c) between host blocks and the memory of several DPUs of a
+ * rank in one call.
  *
- *   check     the whole descriptor, before anything else
  *   pin       every distinct user page the call touches, once
  *             (pin_user_pages_fast), charged to the caller's
  *             RLIMIT_MEMLOCK as pinned memory (mm->pinned_vm)
@@ -24,16 +24,9 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
-#include "dpusim.h"
-#include "trace.h"
-
-#define DPUSIM_XFER_FLAGS \
-	(DPUSIM_XFER_FROM_DPU | DPUSIM_XFER_NO_LENGTH_CHECK | \
-	 DPUSIM_XFER_WRAM | DPUSIM_XFER_ASYNC | DPUSIM_XFER_STREAM |	\
-	 DPUSIM_XFER_STREAM_BUF)
+#include "xfer.h"
 
 /**
  * dpusim_walk_init - start walking a DPU's blocks
@@ -79,61 +72,31 @@ bool dpusim_walk_next(struct dpusim_walk *w, u64 *addr, u64 *len)
 EXPORT_SYMBOL_IF_KUNIT(dpusim_walk_next);
 
 /*
- * The memory a transfer names: a DPU's MRAM or WRAM, or a stream's (which
- * lives as long as the rank's ownership: a caller or a queued job holds
- * it).
+ * The memory a transfer names: a DPU's MRAM or WRAM, or the stream's the
+ * caller resolved (which lives as long as the rank's ownership: a caller
+ * or a queued job holds it).
  */
-static struct dpusim_mem *dpusim_xfer_mem(struct dpusim_rank *rank,
-					  const struct dpusim_xfer *x, u32 dpu)
+static struct dpusim_mem *dpusim_xfer_mem(const struct dpusim_xfer_pin *p,
+					  u32 dpu)
 {
-	if (x->flags & DPUSIM_XFER_STREAM)
-		return dpusim_stream_mem(rank, x->stream);
-	return &rank->dpus[dpu].mem[x->flags & DPUSIM_XFER_WRAM ?
-				    DPUSIM_WRAM : DPUSIM_MRAM];
+	if (p->x.flags & DPUSIM_XFER_STREAM)
+		return p->smem;
+	return &p->rank->dpus[dpu].mem[p->x.flags & DPUSIM_XFER_WRAM ?
+				       DPUSIM_WRAM : DPUSIM_MRAM];
 }
 
-/* What can be checked before the DPU and block lists are copied in. */
-static int dpusim_xfer_check_header(const struct dpusim_rank *rank,
-				    const struct dpusim_xfer *x)
-{
-	struct dpusim_mem *mem;
-	u64 end, size;
-	u32 align;
-
-	if (x->flags & ~DPUSIM_XFER_FLAGS || x->__reserved ||
-	    (x->flags & DPUSIM_XFER_STREAM_BUF && !(x->flags & DPUSIM_XFER_STREAM)))
-		return -EINVAL;
-	if (x->flags & DPUSIM_XFER_STREAM) {
-		mem = dpusim_xfer_mem((struct dpusim_rank *)rank, x, 0);
-		if (!mem)
-			return -ENOENT;
-		if (x->flags & (DPUSIM_XFER_WRAM | DPUSIM_XFER_NO_LENGTH_CHECK) ||
-		    x->nr_dpus != 1)
-			return -EINVAL;
-		align = 1;
-		size = mem->size;
-	} else {
-		align = x->flags & DPUSIM_XFER_WRAM ? DPUSIM_WRAM_ALIGN :
-						       DPUSIM_MRAM_ALIGN;
-		size = x->flags & DPUSIM_XFER_WRAM ? rank->wram_size :
-						      rank->mram_size;
-	}
-	if (!IS_ALIGNED(x->offset, align) || !IS_ALIGNED(x->length, align))
-		return -EINVAL;
-	if (x->nr_dpus > rank->nr_dpus || x->nr_blocks > DPUSIM_XFER_MAX_BLOCKS)
-		return -E2BIG;
-	if (check_add_overflow(x->offset, x->length, &end) || end > size)
-		return -EOVERFLOW;
-	return 0;
-}
-
-/*
- * Bytes of memory the DPU's blocks cover: their sum, saturated, cut at
- * the length.  -EFAULT if a block wraps the address space.
+/**
+ * dpusim_xfer_dpu_bytes - bytes of memory a DPU's blocks cover
+ * @x: the header
+ * @blocks: the DPU's blocks
+ * @nr: their count
+ * @bytes: out, their sum, saturated, cut at the length
+ *
+ * Return: 0, -EFAULT (a block wraps the address space) or -EINVAL (the sum
+ * is not the length, without DPUSIM_XFER_NO_LENGTH_CHECK).
  */
-static int dpusim_xfer_dpu_bytes(const struct dpusim_xfer *x,
-				 const struct dpusim_block *blocks, u32 nr,
-				 u64 *bytes)
+int dpusim_xfer_dpu_bytes(const struct dpusim_xfer *x,
+			  const struct dpusim_block *blocks, u32 nr, u64 *bytes)
 {
 	u64 sum = 0, end;
 	u32 i;
@@ -150,85 +113,6 @@ static int dpusim_xfer_dpu_bytes(const struct dpusim_xfer *x,
 	return 0;
 }
 
-/**
- * dpusim_xfer_check_locked - what a transfer needs of the rank's state
- * @rank: the rank, its xfer_lock held
- * @x: the header
- * @dpus: its DPUs
- *
- * Return: 0, -EBUSY (a DPU of it RUNNING, or a stream's core), or a
- * stream move's errno.
- */
-int dpusim_xfer_check_locked(struct dpusim_rank *rank,
-			     const struct dpusim_xfer *x,
-			     const struct dpusim_xfer_dpu *dpus)
-{
-	int ret;
-
-	if (x->flags & DPUSIM_XFER_STREAM) {
-		ret = dpusim_stream_core_check(rank, dpus[0].dpu, NULL);
-		return ret ?: dpusim_stream_move_check(rank, x, dpus[0].dpu);
-	}
-	return dpusim_run_check_xfer(rank, dpus, x->nr_dpus);
-}
-EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_check_locked);
-
-/**
- * dpusim_xfer_check - check a whole transfer descriptor
- * @rank: the rank
- * @x: the header
- * @dpus: x->nr_dpus entries
- * @blocks: x->nr_blocks entries
- * @moved: out, bytes the blocks move
- * @pad: out, bytes of zero padding the call writes
- *
- * Return: 0 or the errno documented at struct dpusim_xfer.
- */
-int dpusim_xfer_check(const struct dpusim_rank *rank,
-		      const struct dpusim_xfer *x,
-		      const struct dpusim_xfer_dpu *dpus,
-		      const struct dpusim_block *blocks, u64 *moved, u64 *pad)
-{
-	DECLARE_BITMAP(seen, DPUSIM_MAX_DPUS);
-	bool to_mem = !(x->flags & DPUSIM_XFER_FROM_DPU);
-	u64 bytes, total = 0, zeros = 0;
-	u32 i, first = 0;
-	int ret;
-
-	ret = dpusim_xfer_check_header(rank, x);
-	if (ret)
-		return ret;
-
-	bitmap_zero(seen, DPUSIM_MAX_DPUS);
-	for (i = 0; i < x->nr_dpus; i++) {
-		if (dpus[i].dpu >= rank->nr_dpus ||
-		    __test_and_set_bit(dpus[i].dpu, seen))
-			return -EINVAL;
-		if (dpus[i].nr_blocks > x->nr_blocks - first)
-			return -EINVAL;
-		ret = dpusim_xfer_dpu_bytes(x, blocks + first,
-					    dpus[i].nr_blocks, &bytes);
-		if (ret)
-			return ret;
-		cond_resched();
-		total += bytes;
-		if (total > DPUSIM_XFER_MAX_BYTES)
-			return -E2BIG;
-		/* bytes <= length; below it only with NO_LENGTH_CHECK */
-		if (to_mem)
-			zeros += x->length - bytes;
-		if (zeros > DPUSIM_XFER_MAX_PAD_BYTES)
-			return -E2BIG;
-		first += dpus[i].nr_blocks;
-	}
-	if (first != x->nr_blocks)
-		return -EINVAL;
-	*moved = total;
-	*pad = zeros;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_check);
-
 /*
  * The engine moves the pieces of a call round-robin over its DPUs: block 0
  * of every DPU, then block 1 of every DPU, ... as the hardware does (seed
@@ -236,18 +120,19 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_check);
  * are pinned in long runs, one pin_user_pages_fast() call per run.
  * struct dpusim_order (dpusim.h) holds one cursor per DPU of the call.
  */
-static void dpusim_order_init(struct dpusim_order *o, struct dpusim_rank *rank,
-			      const struct dpusim_xfer *x,
-			      const struct dpusim_xfer_dpu *dpus,
-			      const struct dpusim_block *blocks)
+static void dpusim_order_init(struct dpusim_order *o,
+			      const struct dpusim_xfer_pin *p)
 {
+	const struct dpusim_xfer *x = &p->x;
+	const struct dpusim_xfer_dpu *dpus = p->dpus;
+	const struct dpusim_block *blocks = p->blocks;
 	u32 i;
 
 	for (i = 0; i < x->nr_dpus; blocks += dpus[i++].nr_blocks) {
 		dpusim_walk_init(&o->c[i].w, blocks, dpus[i].nr_blocks,
 				 x->length);
 		o->c[i].off = x->offset;
-		o->c[i].mem = dpusim_xfer_mem(rank, x, dpus[i].dpu);
+		o->c[i].mem = dpusim_xfer_mem(p, dpus[i].dpu);
 		o->c[i].page_idx = ULONG_MAX;	/* nothing looked up yet */
 		o->act[i] = i;
 	}
@@ -391,7 +276,7 @@ static int dpusim_xfer_pin_scattered(struct dpusim_rank *rank,
 
 	xa_init(&distinct);
 	/* 1: the distinct pages */
-	dpusim_order_init(&p->o, rank, &p->x, p->dpus, p->blocks);
+	dpusim_order_init(&p->o, p);
 	while (dpusim_order_next(&p->o, &addr, &len)) {
 		end = (addr + len - 1) >> PAGE_SHIFT;
 		for (vpn = addr >> PAGE_SHIFT; vpn <= end; vpn++) {
@@ -441,7 +326,7 @@ static int dpusim_xfer_pin_scattered(struct dpusim_rank *rank,
 		goto out;
 
 	/* 3: the copy order's entries */
-	dpusim_order_init(&p->o, rank, &p->x, p->dpus, p->blocks);
+	dpusim_order_init(&p->o, p);
 	while (dpusim_order_next(&p->o, &addr, &len)) {
 		e = dpusim_piece_pages(&last, &nr, addr, len);
 		for (vpn = addr >> PAGE_SHIFT; e < nr; e++, vpn++)
@@ -480,8 +365,7 @@ int dpusim_xfer_populate(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 		return 0;
 	for (i = 0; i < x->nr_dpus; b += dpus[i++].nr_blocks) {
 		dpusim_xfer_dpu_bytes(x, b, dpus[i].nr_blocks, &bytes);
-		missing += dpusim_mem_missing(dpusim_xfer_mem(rank, x,
-							      dpus[i].dpu),
+		missing += dpusim_mem_missing(dpusim_xfer_mem(p, dpus[i].dpu),
 					      x->offset, bytes);
 	}
 	if (!missing)
@@ -499,7 +383,7 @@ int dpusim_xfer_populate(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 	}
 	for (i = 0, b = blocks; i < x->nr_dpus; b += dpus[i++].nr_blocks) {
 		dpusim_xfer_dpu_bytes(x, b, dpus[i].nr_blocks, &bytes);
-		ret = dpusim_mem_populate(dpusim_xfer_mem(rank, x, dpus[i].dpu),
+		ret = dpusim_mem_populate(dpusim_xfer_mem(p, dpus[i].dpu),
 					  x->offset, bytes, &undo);
 		if (ret) {
 			/* pages mapped meanwhile stay, with their charge */
@@ -670,7 +554,7 @@ static struct dpusim_cursor *dpusim_xfer_copy_two(struct dpusim_rank *rank,
 	u32 k = 1;
 
 	/* chunk k starts at the first piece at or past k / CHUNKS of the bytes */
-	dpusim_order_init(o, rank, x, p->dpus, p->blocks);
+	dpusim_order_init(o, p);
 	first[0] = 0;
 	for (;;) {
 		while (k < DPUSIM_XFER_CHUNKS &&
@@ -694,7 +578,7 @@ static struct dpusim_cursor *dpusim_xfer_copy_two(struct dpusim_rank *rank,
 	for (k = 0; k + 1 < DPUSIM_XFER_CHUNKS; k++)
 		part->chunk[k].pieces = first[k + 1] - first[k];
 	/* chunk 0 from the start, in the first copy of the arrays */
-	dpusim_order_init(o, rank, x, p->dpus, p->blocks);
+	dpusim_order_init(o, p);
 	part->chunk[0].o = *o;
 	part->chunk[0].last = 1;
 	part->chunk[0].nr = 0;
@@ -771,7 +655,7 @@ bool dpusim_xfer_share_begin(struct dpusim_rank *rank, struct dpusim_xfer_pin *p
 	memset(sh, 0, sizeof(*sh));
 	sh->last = 1;
 	sh->to_mem = !(p->x.flags & DPUSIM_XFER_FROM_DPU);
-	dpusim_order_init(o, rank, &p->x, p->dpus, p->blocks);
+	dpusim_order_init(o, p);
 	cur = dpusim_order_next(o, &addr, &len);
 	if (!cur)
 		return false;
@@ -871,25 +755,24 @@ void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 }
 
 /*
- * DPUSIM_XFER_STREAM_BUF: the pieces' pages are the registered buffer's,
- * looked up by offset (pinned at the open, nothing to pin or charge); the
- * move holds a reference to the buffer until dpusim_xfer_unpin().  When
+ * DPUSIM_XFER_STREAM_BUF: the pieces' pages are the registered buffer's
+ * (@p->sbuf), looked up by offset (pinned at the open, nothing to pin or
+ * charge); the move holds a reference to the buffer until
+ * dpusim_xfer_unpin().  When
  * the pieces are the buffer's pages in order, one after the other (a
  * token in one block), @p->pages is a window of the buffer's own array.
  */
-static int dpusim_xfer_pages_stream_buf(struct dpusim_rank *rank,
-					struct dpusim_xfer_pin *p,
+static int dpusim_xfer_pages_stream_buf(struct dpusim_xfer_pin *p,
 					unsigned long nr_pages)
 {
-	struct dpusim_stream_buf *b = dpusim_stream_buf_get(rank, &p->x);
+	struct dpusim_stream_buf *b = p->sbuf;
 	unsigned long nr = 0, e, first = ULONG_MAX;
 	u64 addr, len, last = 1, off;
 	bool in_order = true;
 
-	if (IS_ERR(b))
-		return PTR_ERR(b);
-	p->sbuf = b;
-	dpusim_order_init(&p->o, rank, &p->x, p->dpus, p->blocks);
+	if (!b)
+		return -EINVAL;
+	dpusim_order_init(&p->o, p);
 	while (dpusim_order_next(&p->o, &addr, &len)) {
 		/* blocks lie inside the buffer: offsets, not addresses */
 		if (addr >= b->len || len > b->len - addr)
@@ -910,7 +793,7 @@ static int dpusim_xfer_pages_stream_buf(struct dpusim_rank *rank,
 		return -ENOMEM;
 	nr = 0;
 	last = 1;
-	dpusim_order_init(&p->o, rank, &p->x, p->dpus, p->blocks);
+	dpusim_order_init(&p->o, p);
 	while (dpusim_order_next(&p->o, &addr, &len)) {
 		e = dpusim_piece_pages(&last, &nr, addr, len);
 		for (off = addr & PAGE_MASK; e < nr; e++, off += PAGE_SIZE)
@@ -922,7 +805,8 @@ static int dpusim_xfer_pages_stream_buf(struct dpusim_rank *rank,
 /**
  * dpusim_xfer_pin_user - allocate the order and pin a transfer's user pages
  * @rank: the rank, its xfer_lock held
- * @p: p->x, p->dpus and p->blocks set and checked, with DPUs
+ * @p: p->x, p->dpus and p->blocks set and checked, with DPUs; p->smem
+ *     and p->sbuf as struct dpusim_xfer_pin says
  *
  * Each distinct page is pinned once and charged to the caller's
  * RLIMIT_MEMLOCK.  Called under xfer_lock (lock order: xfer_lock, then
@@ -945,7 +829,6 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 	p->pages = NULL;
 	p->upages = NULL;
 	p->charge = (struct dpusim_charge){};
-	p->sbuf = NULL;
 	p->borrowed = false;
 	/*
 	 * A copy of the arrays per chunk of a copy on two CPUs: a large
@@ -972,7 +855,7 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 			goto err;
 		}
 	}
-	dpusim_order_init(&p->o, rank, x, p->dpus, p->blocks);
+	dpusim_order_init(&p->o, p);
 	nr_pages = dpusim_xfer_nr_pages(&p->o, &sorted);
 	if (!nr_pages)
 		return 0;
@@ -981,7 +864,7 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 		goto err;
 	}
 	if (x->flags & DPUSIM_XFER_STREAM_BUF) {
-		ret = dpusim_xfer_pages_stream_buf(rank, p, nr_pages);
+		ret = dpusim_xfer_pages_stream_buf(p, nr_pages);
 		if (ret)
 			goto err;
 		return 0;
@@ -998,7 +881,7 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 		if (ret)
 			goto err;
 		p->upages = p->pages;
-		dpusim_order_init(&p->o, rank, x, p->dpus, p->blocks);
+		dpusim_order_init(&p->o, p);
 		ret = dpusim_xfer_pin_sorted(p);
 	} else {
 		/* charged once the distinct pages are counted */
@@ -1047,151 +930,3 @@ void dpusim_xfer_unpin(struct dpusim_xfer_pin *p, bool dirty)
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_unpin);
 
-/*
- * dpusim_xfer_run() below; with @taken, the lists are kvmalloc'ed and a
- * queued asynchronous transfer takes them (*@taken true):
- * dpusim_async_submit().
- */
-static int dpusim_xfer_exec(struct dpusim_rank *rank,
-			    const struct dpusim_xfer *x,
-			    const struct dpusim_xfer_dpu *dpus,
-			    const struct dpusim_block *blocks, bool *taken)
-{
-	struct dpusim_xfer_pin p = {
-		.x = *x,
-		.dpus = dpus,
-		.blocks = blocks,
-	};
-	u64 t0 = 0;
-	int ret;
-
-	ret = dpusim_xfer_check(rank, x, dpus, blocks, &p.bytes, &p.pad);
-	if (ret || !x->nr_dpus)
-		return ret;
-	if (x->flags & DPUSIM_XFER_ASYNC)
-		return dpusim_async_submit(rank, &p, taken);
-
-	ret = dpusim_async_wait_idle(rank, 0);
-	if (ret)
-		return ret;
-	ret = mutex_lock_interruptible(&rank->xfer_lock);
-	if (ret)
-		return ret;
-	if (trace_dpusim_xfer_enabled())
-		t0 = ktime_get_ns();
-	ret = dpusim_xfer_check_locked(rank, x, dpus);
-	if (!ret)
-		ret = dpusim_xfer_pin_user(rank, &p);
-	if (!ret) {
-		ret = dpusim_xfer_populate(rank, &p);
-		if (!ret) {
-			dpusim_xfer_copy(rank, &p);
-			if (x->flags & DPUSIM_XFER_STREAM)
-				dpusim_stream_move_done(rank, x);
-		}
-		dpusim_xfer_unpin(&p, !ret);
-	}
-	mutex_unlock(&rank->xfer_lock);
-	if (!ret)
-		trace_dpusim_xfer(rank->index, x->nr_dpus, x->nr_blocks, p.bytes,
-				  x->flags & DPUSIM_XFER_FROM_DPU, false,
-				  t0 ? ktime_get_ns() - t0 : 0);
-	return ret;
-}
-
-/**
- * dpusim_xfer_run - run a transfer whose lists are already in the kernel
- * @rank: the rank
- * @x: the header
- * @dpus: x->nr_dpus entries
- * @blocks: x->nr_blocks entries; their addresses are user addresses of
- *          the current process
- *
- * With DPUSIM_XFER_ASYNC the transfer is queued once checked, pinned and
- * populated (async.c); without it, queued transfers of the rank go first,
- * then, under the rank's xfer_lock, pin, populate, copy.
- *
- * Return: 0, or an errno of struct dpusim_xfer with nothing changed.
- */
-int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
-		    const struct dpusim_xfer_dpu *dpus,
-		    const struct dpusim_block *blocks)
-{
-	return dpusim_xfer_exec(rank, x, dpus, blocks, NULL);
-}
-EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_run);
-
-/* A kvmalloc'ed, memcg-charged copy of @n bytes of user memory. */
-static void *dpusim_memdup_user(u64 uptr, size_t n)
-{
-	void *p = kvmalloc(n, GFP_KERNEL_ACCOUNT);
-
-	if (!p)
-		return ERR_PTR(-ENOMEM);
-	if (copy_from_user(p, u64_to_user_ptr(uptr), n)) {
-		kvfree(p);
-		return ERR_PTR(-EFAULT);
-	}
-	return p;
-}
-
-/*
- * A call with a few DPUs and blocks (a stream move: one and one): its
- * lists are copied onto the stack, and an asynchronous one's job copies
- * them into its own allocation (dpusim_async_submit()).
- */
-static int dpusim_xfer_user_small(struct dpusim_rank *rank,
-				  const struct dpusim_xfer *x,
-				  size_t dpus_len, size_t blocks_len)
-{
-	u64 lists[DPUSIM_XFER_SMALL_LISTS / sizeof(u64)];
-	struct dpusim_block *blocks = (void *)((u8 *)lists + dpus_len);
-
-	if (copy_from_user(lists, u64_to_user_ptr(x->dpus), dpus_len) ||
-	    copy_from_user(blocks, u64_to_user_ptr(x->blocks), blocks_len))
-		return -EFAULT;
-	return dpusim_xfer_exec(rank, x, (void *)lists, blocks, NULL);
-}
-
-/**
- * dpusim_xfer_user - DPUSIM_IOCTL_XFER after its header was copied in
- * @rank: the rank
- * @x: the header
- *
- * Return: 0 or the errno documented at struct dpusim_xfer.
- */
-int dpusim_xfer_user(struct dpusim_rank *rank, const struct dpusim_xfer *x)
-{
-	size_t dpus_len, blocks_len;
-	struct dpusim_xfer_dpu *dpus;
-	struct dpusim_block *blocks;
-	bool taken = false;
-	int ret;
-
-	/* Bound the counts before allocating anything for them. */
-	ret = dpusim_xfer_check_header(rank, x);
-	if (ret)
-		return ret;
-
-	dpus_len = array_size(x->nr_dpus, sizeof(*dpus));
-	blocks_len = array_size(x->nr_blocks, sizeof(*blocks));
-	/* both multiples of 8: the blocks stay aligned after the DPUs */
-	if (dpus_len + blocks_len <= DPUSIM_XFER_SMALL_LISTS)
-		return dpusim_xfer_user_small(rank, x, dpus_len, blocks_len);
-
-	dpus = dpusim_memdup_user(x->dpus, dpus_len);
-	if (IS_ERR(dpus))
-		return PTR_ERR(dpus);
-	blocks = dpusim_memdup_user(x->blocks, blocks_len);
-	if (IS_ERR(blocks)) {
-		ret = PTR_ERR(blocks);
-		goto out_dpus;
-	}
-	ret = dpusim_xfer_exec(rank, x, dpus, blocks, &taken);
-	if (!taken)
-		kvfree(blocks);
-out_dpus:
-	if (!taken)
-		kvfree(dpus);
-	return ret;
-}

@@ -9,6 +9,7 @@
 #include <linux/mman.h>
 #include <linux/uaccess.h>
 
+#include "../xfer.h"
 #include "xfer_fixture.h"
 
 /* ------------------------------------------------------------ walker */
