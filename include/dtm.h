@@ -7,8 +7,14 @@
  *
  * Errors: functions returning int return 0 (or a count) on success and a
  * negative errno on failure (errno is set too); functions returning a
- * pointer return NULL and set errno.  The errno meanings are those of
- * include/uapi/dpusim.h.
+ * pointer return NULL and set errno.  The posting calls are the exception,
+ * as libibverbs' ibv_post_*: dtm_post_send, dtm_post_srq_send,
+ * dtm_post_srq_recv and dtm_post_srq_ops return 0 or a positive errno
+ * value (errno is set to it too) and, on an error, set *bad_wr to the
+ * first work request of the list not carried out: those before it were
+ * carried out (ADD handles written back), it and those after it were not
+ * and may be posted again.  A NULL object or list is EINVAL with *bad_wr
+ * the list's head.  The errno meanings are those of include/uapi/dpusim.h.
  *
  * Threads: a context may be used from several threads; one CQ must be
  * polled by one thread at a time.
@@ -283,7 +289,10 @@ DPUSIM_API struct dtm_qp *dtm_create_qp(struct dtm_context *ctx,
 DPUSIM_API int dtm_destroy_qp(struct dtm_qp *qp);
 DPUSIM_API int dtm_connect(struct dtm_qp *qp, uint32_t srq_num);
 
-/* Posting; on an error *bad_wr is the first request not carried out */
+/*
+ * Posting (ibv_post_*): 0, or a positive errno value (errno set too) with
+ * *bad_wr = the first request not carried out.
+ */
 DPUSIM_API int dtm_post_srq_ops(struct dtm_srq *srq, struct dtm_ops_wr *wr,
 				struct dtm_ops_wr **bad_wr);
 DPUSIM_API int dtm_post_srq_recv(struct dtm_srq *srq, struct dtm_recv_wr *wr,

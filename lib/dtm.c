@@ -15,6 +15,8 @@
  * (at most DPUSIM_TM_MAX_WR per ioctl); the sg lists are handed to the
  * kernel as they are (struct dtm_sge is struct dpusim_tm_sge).  A single
  * send is one ioctl with the work request on the stack, nothing else.
+ * The posting calls answer as libibverbs' ibv_post_*: 0 or a positive
+ * errno value, with *bad_wr set (see include/dtm.h).
  *
  * No global mutable state.
  */
@@ -186,6 +188,13 @@ static void *fail_ptr(int err)
 {
 	errno = err;
 	return NULL;
+}
+
+/* A posting call's failure, as ibv_post_*: @err positive, errno set too. */
+static int post_err(int err)
+{
+	errno = err;
+	return err;
 }
 
 /* A DPUSIM_IOCTL_TM_DEREG_MR / _DESTROY_* call: 0 or -errno. */
@@ -820,7 +829,7 @@ struct post_target {
 };
 
 /*
- * One ioctl with @nr converted work requests.  Returns 0 or -errno;
+ * One ioctl with @nr converted work requests.  Returns 0 or the errno;
  * *done = the requests carried out (on an error, the failing one's index;
  * 0 when the kernel failed before looking at them).
  */
@@ -842,7 +851,7 @@ static int post_ioctl(const struct post_target *t, void *wrs, uint32_t nr,
 		return 0;
 	}
 	*done = p.nr_done < nr ? p.nr_done : nr ? nr - 1 : 0;
-	return -errno;
+	return errno;
 }
 
 /* What the generic poster needs to know of one list type. */
@@ -855,7 +864,9 @@ struct wr_type {
 
 /*
  * Post a list: chunks of at most DPUSIM_TM_MAX_WR (and t->limit in all),
- * stopped at the first error with *bad = its list element.
+ * stopped at the first error.  Returns 0 or post_err(errno) with *bad =
+ * the first list element not carried out (@first when none was; NULL for
+ * an empty list).
  */
 static int post_list(const struct post_target *t, const struct wr_type *ty,
 		     void *first, void **bad, void *stack, uint32_t stack_n)
@@ -864,16 +875,15 @@ static int post_list(const struct post_target *t, const struct wr_type *ty,
 	void *w, *arr = stack, *heap = NULL;
 	int ret = 0;
 
+	*bad = first;
 	if (!first)
-		return fail(EINVAL);
+		return post_err(EINVAL);
 	for (w = first; w && len < DPUSIM_TM_MAX_WR; w = ty->next(w))
 		len++;
 	if (len > stack_n) {
 		heap = malloc(len * ty->usize);
-		if (!heap) {
-			*bad = first;
-			return fail(ENOMEM);
-		}
+		if (!heap)
+			return post_err(ENOMEM);
 		arr = heap;
 	}
 
@@ -885,7 +895,7 @@ static int post_list(const struct post_target *t, const struct wr_type *ty,
 		if (total >= t->limit) {
 			/* the kernel's answer to a call over the limit */
 			*bad = w;
-			ret = -ENOMEM;
+			ret = ENOMEM;
 			break;
 		}
 		room = t->limit - total < len ? t->limit - total : len;
@@ -902,9 +912,7 @@ static int post_list(const struct post_target *t, const struct wr_type *ty,
 		total += n;
 	}
 	free(heap);
-	if (ret)
-		errno = -ret;
-	return ret;
+	return ret ? post_err(ret) : 0;
 }
 
 /* ---- ops */
@@ -960,8 +968,11 @@ DPUSIM_API int dtm_post_srq_ops(struct dtm_srq *srq, struct dtm_ops_wr *wr,
 	void *bad = NULL;
 	int ret;
 
-	if (!srq || !srq->context)
-		return fail(EINVAL);
+	if (!srq || !srq->context) {
+		if (bad_wr)
+			*bad_wr = wr;
+		return post_err(EINVAL);
+	}
 	t = (struct post_target) {
 		.fd = srq->context->fd,
 		.cmd = DPUSIM_IOCTL_TM_POST_SRQ_OPS,
@@ -1007,8 +1018,11 @@ DPUSIM_API int dtm_post_srq_recv(struct dtm_srq *srq, struct dtm_recv_wr *wr,
 	void *bad = NULL;
 	int ret;
 
-	if (!srq || !srq->context)
-		return fail(EINVAL);
+	if (!srq || !srq->context) {
+		if (bad_wr)
+			*bad_wr = wr;
+		return post_err(EINVAL);
+	}
 	t = (struct post_target) {
 		.fd = srq->context->fd,
 		.cmd = DPUSIM_IOCTL_TM_POST_SRQ_RECV,
@@ -1078,7 +1092,7 @@ static int post_send(int fd, uint32_t flags, uint32_t handle,
 			return 0;
 		if (bad_wr)
 			*bad_wr = wr;
-		return -errno;
+		return errno;
 	}
 	t = (struct post_target) {
 		.fd = fd,
@@ -1097,8 +1111,11 @@ static int post_send(int fd, uint32_t flags, uint32_t handle,
 DPUSIM_API int dtm_post_send(struct dtm_qp *qp, struct dtm_send_wr *wr,
 			     struct dtm_send_wr **bad_wr)
 {
-	if (!qp || !qp->context)
-		return fail(EINVAL);
+	if (!qp || !qp->context) {
+		if (bad_wr)
+			*bad_wr = wr;
+		return post_err(EINVAL);
+	}
 	return post_send(qp->context->fd, 0, qp->handle, 0, wr, bad_wr);
 }
 
@@ -1106,8 +1123,11 @@ DPUSIM_API int dtm_post_srq_send(struct dtm_srq *srq, uint32_t remote_qpn,
 				 struct dtm_send_wr *wr,
 				 struct dtm_send_wr **bad_wr)
 {
-	if (!srq || !srq->context)
-		return fail(EINVAL);
+	if (!srq || !srq->context) {
+		if (bad_wr)
+			*bad_wr = wr;
+		return post_err(EINVAL);
+	}
 	return post_send(srq->context->fd, DPUSIM_TM_POST_FROM_SRQ,
 			 srq->handle, remote_qpn, wr, bad_wr);
 }

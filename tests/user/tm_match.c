@@ -167,16 +167,16 @@ TEST_F(tm, post_checks_access_and_range)
 	uint32_t h;
 
 	ASSERT_NE(NULL, ro);
-	EXPECT_EQ(-EACCES, tm_add(self->srq, 1, 0, 0, 1, 1, FULL,
+	EXPECT_EQ(EACCES, tm_add(self->srq, 1, 0, 0, 1, 1, FULL,
 				  (uintptr_t)self->tx, 64, ro->lkey, &h));
-	EXPECT_EQ(-EACCES, tm_recv(self->srq, 1, (uintptr_t)self->tx, 64,
+	EXPECT_EQ(EACCES, tm_recv(self->srq, 1, (uintptr_t)self->tx, 64,
 				   ro->lkey));
 	/* outside the region, unknown key */
-	EXPECT_EQ(-EINVAL, tm_add(self->srq, 1, 0, 0, 1, 1, FULL,
+	EXPECT_EQ(EINVAL, tm_add(self->srq, 1, 0, 0, 1, 1, FULL,
 				  RX(RX_LEN - 32), 64, self->lkey, &h));
-	EXPECT_EQ(-EINVAL, tm_add(self->srq, 1, 0, 0, 1, 1, FULL,
+	EXPECT_EQ(EINVAL, tm_add(self->srq, 1, 0, 0, 1, 1, FULL,
 				  RX(0) - 4096, 64, self->lkey, &h));
-	EXPECT_EQ(-EINVAL, tm_recv(self->srq, 1, RX(0), 64, 0xfffffff0));
+	EXPECT_EQ(EINVAL, tm_recv(self->srq, 1, RX(0), 64, 0xfffffff0));
 	EXPECT_EQ(0, tm_pending(self->scq));
 	EXPECT_EQ(0, dtm_dereg_mr(ro));
 }
@@ -332,9 +332,9 @@ TEST_F(tm, unexpected_without_buffer_is_eagain)
 	struct dtm_wc wc;
 	uint32_t h;
 
-	EXPECT_EQ(-EAGAIN, tm_send(self->qp, 1, DTM_TMH_EAGER, 1, 0x99, pay,
+	EXPECT_EQ(EAGAIN, tm_send(self->qp, 1, DTM_TMH_EAGER, 1, 0x99, pay,
 				   8, 0));
-	EXPECT_EQ(-EAGAIN, tm_send(self->qp, 2, DTM_TMH_NO_TAG, 1, 0, pay, 8,
+	EXPECT_EQ(EAGAIN, tm_send(self->qp, 2, DTM_TMH_NO_TAG, 1, 0, pay, 8,
 				   0));
 	EXPECT_EQ(0, tm_pending(self->scq));
 	EXPECT_EQ(msgs, tm_attr("messages"));
@@ -898,14 +898,14 @@ TEST_F(tm, del_unknown_handle_bad_wr)
 
 	ops[0].next = &ops[1];
 	ops[1].next = &ops[2];
-	EXPECT_EQ(-EINVAL, dtm_post_srq_ops(self->srq, ops, &bad));
+	EXPECT_EQ(EINVAL, dtm_post_srq_ops(self->srq, ops, &bad));
 	EXPECT_EQ(&ops[1], bad);
 	ASSERT_EQ(1, tm_poll(self->scq, wc, 3, 200));
 	EXPECT_WC(wc[0], .opcode = DTM_WC_TM_SYNC, .wr_id = 50,
 		  .qp_num = self->srqn,
 		  .any = WC_ANY_LEN | WC_ANY_SRC | WC_ANY_TM);
 	/* handle 0 is never issued */
-	EXPECT_EQ(-EINVAL, tm_del(self->srq, 53, DTM_OPS_SIGNALED, 0));
+	EXPECT_EQ(EINVAL, tm_del(self->srq, 53, DTM_OPS_SIGNALED, 0));
 	EXPECT_EQ(0, tm_pending(self->scq));
 }
 
@@ -947,7 +947,7 @@ TEST_F(tm, list_full_enomem_then_repost)
 		ops[i].tm.add.mask = FULL;
 		ops[i].next = i < 4 ? &ops[i + 1] : NULL;
 	}
-	EXPECT_EQ(-ENOMEM, dtm_post_srq_ops(srq, ops, &bad));
+	EXPECT_EQ(ENOMEM, dtm_post_srq_ops(srq, ops, &bad));
 	ASSERT_EQ(&ops[4], bad);
 	for (i = 1; i < 4; i++)
 		EXPECT_NE(ops[i - 1].tm.handle, ops[i].tm.handle);
@@ -971,7 +971,7 @@ TEST_F(tm, list_full_enomem_then_repost)
 		  .byte_len = 8, .qp_num = srq->srq_num, .src_qp = qp->qp_num,
 		  .handle = ops[4].tm.handle, .tag = 0x104, .priv = 7);
 	EXPECT_EQ(0, memcmp(self->rx + 4 * 256, pay, 8));
-	EXPECT_EQ(-EAGAIN, tm_send(qp, 2, DTM_TMH_EAGER, 7, 0x101, pay, 8, 0));
+	EXPECT_EQ(EAGAIN, tm_send(qp, 2, DTM_TMH_EAGER, 7, 0x101, pay, 8, 0));
 	EXPECT_EQ(0, tm_pending(self->scq));
 	EXPECT_EQ(0, dtm_destroy_qp(qp));
 	EXPECT_EQ(0, dtm_destroy_srq(srq));
@@ -999,7 +999,7 @@ TEST_F(tm, max_ops_enomem_bad_wr)
 		ops[i].flags = DTM_OPS_SIGNALED;
 		ops[i].next = i < 4 ? &ops[i + 1] : NULL;
 	}
-	EXPECT_EQ(-ENOMEM, dtm_post_srq_ops(srq, ops, &bad));
+	EXPECT_EQ(ENOMEM, dtm_post_srq_ops(srq, ops, &bad));
 	EXPECT_EQ(&ops[4], bad);
 	ASSERT_EQ(4, tm_poll(self->scq, wc, 5, 200));
 	for (i = 0; i < 4; i++)
@@ -1180,32 +1180,32 @@ TEST_F(tm, connect_and_send_errors)
 	struct dtm_send_wr *bad;
 
 	ASSERT_NE(NULL, qp2);
-	EXPECT_EQ(-ENOTCONN, tm_send(qp2, 1, DTM_TMH_EAGER, 0, 1, m, 8, 0));
+	EXPECT_EQ(ENOTCONN, tm_send(qp2, 1, DTM_TMH_EAGER, 0, 1, m, 8, 0));
 	EXPECT_EQ(-ENOENT, dtm_connect(qp2, 0x7ffffff0));
 	EXPECT_EQ(-EISCONN, dtm_connect(self->qp, self->srqn));
 
 	memset(m, 0, sizeof(m));
 	dtm_tmh_build((struct dtm_tmh *)m, DTM_TMH_EAGER, 0, 1);
 	sge.length = 15;			/* shorter than a TMH */
-	EXPECT_EQ(-EINVAL, dtm_post_send(self->qp, &wr, &bad));
+	EXPECT_EQ(EINVAL, dtm_post_send(self->qp, &wr, &bad));
 	EXPECT_EQ(&wr, bad);
 	m[0] = 4;				/* no such TMH opcode */
 	sge.length = 16;
-	EXPECT_EQ(-EINVAL, dtm_post_send(self->qp, &wr, &bad));
+	EXPECT_EQ(EINVAL, dtm_post_send(self->qp, &wr, &bad));
 	dtm_tmh_build((struct dtm_tmh *)m, DTM_TMH_RNDV, 0, 1);
 	sge.length = 31;			/* rendezvous without its RVH */
-	EXPECT_EQ(-EINVAL, dtm_post_send(self->qp, &wr, &bad));
+	EXPECT_EQ(EINVAL, dtm_post_send(self->qp, &wr, &bad));
 	sge.length = 65;			/* over max_rndv_hdr_size */
-	EXPECT_EQ(-EINVAL, dtm_post_send(self->qp, &wr, &bad));
+	EXPECT_EQ(EINVAL, dtm_post_send(self->qp, &wr, &bad));
 	wr.opcode = DTM_WR_RDMA_READ;		/* not on a QP */
 	wr.send_flags = 0;
 	sge = (struct dtm_sge){ RX(0), 64, self->lkey };
-	EXPECT_EQ(-EINVAL, dtm_post_send(self->qp, &wr, &bad));
+	EXPECT_EQ(EINVAL, dtm_post_send(self->qp, &wr, &bad));
 
 	/* from the SRQ: only to a connected QP, at most 64 bytes */
 	dtm_tmh_build((struct dtm_tmh *)m, DTM_TMH_NO_TAG, 0, 0);
-	EXPECT_EQ(-ENOENT, tm_srq_send(self->srq, qp2->qp_num, 2, m, 16, 0));
-	EXPECT_EQ(-E2BIG, tm_srq_send(self->srq, self->qpn, 3, m, 65, 0));
+	EXPECT_EQ(ENOENT, tm_srq_send(self->srq, qp2->qp_num, 2, m, 16, 0));
+	EXPECT_EQ(E2BIG, tm_srq_send(self->srq, self->qpn, 3, m, 65, 0));
 	/* a CQ in use */
 	EXPECT_EQ(-EBUSY, dtm_destroy_cq(self->scq));
 	EXPECT_EQ(0, tm_pending(self->scq));
@@ -1258,7 +1258,7 @@ TEST_F(tm, destroy_srq_flushes_connected_qp)
 	EXPECT_WC(wc, .opcode = DTM_WC_RECV, .status = DTM_WC_WR_FLUSH_ERR,
 		  .qp_num = qp->qp_num, .src_qp = srqn,
 		  .any = WC_ANY_WRID | WC_ANY_LEN | WC_ANY_TM);
-	EXPECT_EQ(-ECONNRESET, tm_send(qp, 1, DTM_TMH_EAGER, 0, 1, "x", 1, 0));
+	EXPECT_EQ(ECONNRESET, tm_send(qp, 1, DTM_TMH_EAGER, 0, 1, "x", 1, 0));
 	EXPECT_EQ(0, tm_pending(self->scq));
 	EXPECT_EQ(0, tm_pending(self->qcq));
 }

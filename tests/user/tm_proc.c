@@ -234,7 +234,7 @@ TEST_F_TIMEOUT(proc, other_user_connect_eacces, 60)
 		CCHECK(qp);
 		CCHECK(dtm_connect(qp, s.srq->srq_num) == -EACCES);
 		/* and still unconnected: a send is ENOTCONN */
-		CCHECK(tm_send(qp, 1, DTM_TMH_EAGER, 0, 1, "x", 1, 0) == -ENOTCONN);
+		CCHECK(tm_send(qp, 1, DTM_TMH_EAGER, 0, 1, "x", 1, 0) == ENOTCONN);
 		_exit(0);
 	}
 	close(to_parent[1]);
@@ -390,7 +390,7 @@ TEST_F_TIMEOUT(proc, dereg_keeps_pin_until_buffer_dropped, 60)
 	ASSERT_EQ(0, tm_add(s.srq, 1, 0, 0, 1, 0x1, FULL, (uintptr_t)buf, 64,
 			    lkey, &h));
 	ASSERT_EQ(0, dtm_dereg_mr(mr));
-	EXPECT_EQ(-EINVAL, tm_add(s.srq, 2, 0, 0, 2, 0x2, FULL, (uintptr_t)buf,
+	EXPECT_EQ(EINVAL, tm_add(s.srq, 2, 0, 0, 2, 0x2, FULL, (uintptr_t)buf,
 				  64, lkey, NULL));
 	EXPECT_EQ(vmpin + 16, proc_status_kb("VmPin:"));
 	EXPECT_EQ(pinned + 4, tm_attr("pinned_pages"));
@@ -465,7 +465,7 @@ TEST_F_TIMEOUT(proc, cq_overrun_eremoteio_eoverflow, 120)
 		}
 		tm_fill(pay, 8, 0x54);
 		r = tm_send(c.qp, 4, DTM_TMH_EAGER, 4, 0x54, pay, 8, 0);
-		CCHECK(r == -EREMOTEIO, "fifth send: %d", r);
+		CCHECK(r == EREMOTEIO, "fifth send: %d", r);
 		CCHECK(tm_pending(c.qcq) == 0);
 		CCHECK(!tm_pipe_put(to_parent[1], 1));
 		CCHECK(!tm_pipe_get(to_child[0], &go, TMO));
@@ -481,7 +481,7 @@ TEST_F_TIMEOUT(proc, cq_overrun_eremoteio_eoverflow, 120)
 	EXPECT_EQ(unexp + 4, tm_attr("unexpected"));
 
 	/* the owner's next call: EOVERFLOW once, not carried out */
-	EXPECT_EQ(-EOVERFLOW, tm_recv(s.srq, 0x105, BUF(&s, 5 * 256), 256,
+	EXPECT_EQ(EOVERFLOW, tm_recv(s.srq, 0x105, BUF(&s, 5 * 256), 256,
 				      s.mr->lkey));
 	EXPECT_EQ(0, tm_recv(s.srq, 0x105, BUF(&s, 5 * 256), 256, s.mr->lkey));
 
@@ -635,9 +635,9 @@ TEST_F_TIMEOUT(proc, killed_process_cleanup, 120)
 	EXPECT_WC(wc, .opcode = DTM_WC_RECV, .status = DTM_WC_WR_FLUSH_ERR,
 		  .qp_num = s.srq->srq_num, .src_qp = cqp,
 		  .any = WC_ANY_WRID | WC_ANY_LEN | WC_ANY_TM);
-	EXPECT_EQ(-ECONNRESET, tm_send(s.qp, 3, DTM_TMH_EAGER, 1, 0x702, "x",
+	EXPECT_EQ(ECONNRESET, tm_send(s.qp, 3, DTM_TMH_EAGER, 1, 0x702, "x",
 				       1, 0));
-	EXPECT_EQ(-ENOENT, tm_srq_read(s.srq, cqp, 4, va, rkey,
+	EXPECT_EQ(ENOENT, tm_srq_read(s.srq, cqp, 4, va, rkey,
 				       BUF(&s, 4096), 4096, s.mr->lkey, 0));
 	EXPECT_EQ(0, tm_pending(s.scq));
 	EXPECT_EQ(0, tm_pending(s.qcq));
@@ -809,7 +809,7 @@ static void scribble(struct ring_map *m, bool all)
 
 static bool send_ok(int r)
 {
-	return r == 0 || r == -EREMOTEIO || r == -EOVERFLOW;
+	return r == 0 || r == EREMOTEIO || r == EOVERFLOW;
 }
 
 /*
@@ -849,7 +849,7 @@ TEST_F_TIMEOUT(proc, hostile_ring_scribble, 300)
 			while (posted < 48) {
 				r = tm_recv(h.srq, it, BUF(&h, (it % 16) * 256),
 					    256, h.mr->lkey);
-				CCHECK(r == 0 || r == -EOVERFLOW, "repost: %d", r);
+				CCHECK(r == 0 || r == EOVERFLOW, "repost: %d", r);
 				posted += !r;
 			}
 			/*
@@ -878,7 +878,7 @@ TEST_F_TIMEOUT(proc, hostile_ring_scribble, 300)
 			CCHECK(send_ok(r), "iteration %d, from the SRQ: %d", it, r);
 			k = tm_sync(h.srq, it, rnd() % 2 ? DTM_OPS_SIGNALED : 0,
 				    rnd() % 4);
-			CCHECK(k == 0 || k == -EOVERFLOW, "sync: %d", k);
+			CCHECK(k == 0 || k == EOVERFLOW, "sync: %d", k);
 		}
 		fprintf(stderr, "# hostile: %d of %d messages delivered\n", ok,
 			2 * 3000);

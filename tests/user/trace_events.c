@@ -1004,7 +1004,7 @@ TEST_F(tr, tm_post)
 
 	/* a refused post (DEL of an unknown handle) is no post */
 	trace_start(_metadata, self);
-	EXPECT_EQ(-EINVAL, tm_del(m.srq, 5, 0, h2 + 1000));
+	EXPECT_EQ(EINVAL, tm_del(m.srq, 5, 0, h2 + 1000));
 	trace_stop(_metadata, self);
 	trace_read(_metadata, self, k, &t);
 	EXPECT_NR_EV(&t, 0);

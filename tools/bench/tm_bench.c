@@ -578,9 +578,9 @@ static void post_tags(struct ep *e, struct dtm_srq *srq, uint32_t n, uint64_t ta
 		}
 		rc = dtm_post_srq_ops(srq, e->ops, &bad);
 		e->srq_ops_calls++;
-		if (rc < 0)
+		if (rc)
 			die("dtm_post_srq_ops (TAG_ADD x%u, op %td failed): %s", k,
-			    bad ? bad - e->ops : (ptrdiff_t)-1, strerror(-rc));
+			    bad ? bad - e->ops : (ptrdiff_t)-1, strerror(rc));
 		if (handles)
 			for (uint32_t i = 0; i < k; i++)
 				handles[done + i] = e->ops[i].tm.handle;
@@ -638,8 +638,8 @@ static inline void send_msgs(struct sender *s, uint32_t k, uint64_t tag0, uint64
 	rc = dtm_post_send(s->qp, s->wr, &bad);
 	s->busy += ticks() - t0;
 	s->posts++;
-	if (rc < 0)
-		die("dtm_post_send (%u messages, tag 0x%" PRIx64 "): %s", k, tag0, strerror(-rc));
+	if (rc)
+		die("dtm_post_send (%u messages, tag 0x%" PRIx64 "): %s", k, tag0, strerror(rc));
 	s->msgs += k;
 }
 

@@ -141,7 +141,7 @@ static void post_tag(struct end *e, uint64_t tag)
 
 	if (ret)
 		die("posting the buffer for tag %" PRIu64 ": %s", tag,
-		    strerror(-ret));
+		    strerror(ret));
 }
 
 static void send_eager(struct end *e, uint64_t tag, uint32_t len)
@@ -163,7 +163,7 @@ static void send_eager(struct end *e, uint64_t tag, uint32_t len)
 	dtm_tmh_build(&tmh, DTM_TMH_EAGER, len, tag);
 	ret = dtm_post_send(e->qp, &wr, &bad);
 	if (ret)
-		die("eager send, tag %" PRIu64 ": %s", tag, strerror(-ret));
+		die("eager send, tag %" PRIu64 ": %s", tag, strerror(ret));
 }
 
 static void send_rndv(struct end *e, uint64_t tag, uint32_t len)
@@ -186,7 +186,7 @@ static void send_rndv(struct end *e, uint64_t tag, uint32_t len)
 	dtm_rvh_build(&req.rvh, (uintptr_t)e->tx, e->txmr->rkey, len);
 	ret = dtm_post_send(e->qp, &wr, &bad);
 	if (ret)
-		die("rendezvous send, tag %" PRIu64 ": %s", tag, strerror(-ret));
+		die("rendezvous send, tag %" PRIu64 ": %s", tag, strerror(ret));
 }
 
 /* One completion of @cq, busy polling; dies after TIMEOUT_MS. */

@@ -135,7 +135,7 @@ static void send_m(struct env *e, int k)
 	dtm_tmh_build(&tmh, DTM_TMH_EAGER, k, T);
 	ret = dtm_post_send(e->qp, &wr, &bad);
 	if (ret)
-		die("sending m%d: %s", k, strerror(-ret));
+		die("sending m%d: %s", k, strerror(ret));
 }
 
 static uint32_t add_b(struct env *e, uint64_t wr_id, uint64_t recv_wr_id,
@@ -154,7 +154,7 @@ static uint32_t add_b(struct env *e, uint64_t wr_id, uint64_t recv_wr_id,
 	int ret = dtm_post_srq_ops(e->srq, &wr, &bad);
 
 	if (ret)
-		die("posting b%d: %s", (int)(recv_wr_id & 0xf), strerror(-ret));
+		die("posting b%d: %s", (int)(recv_wr_id & 0xf), strerror(ret));
 	return wr.tm.handle;
 }
 
@@ -166,7 +166,7 @@ static void post_u(struct env *e, uint64_t wr_id, uint32_t off)
 	int ret = dtm_post_srq_recv(e->srq, &wr, &bad);
 
 	if (ret)
-		die("posting an untagged buffer: %s", strerror(-ret));
+		die("posting an untagged buffer: %s", strerror(ret));
 }
 
 /* Is the message at @off m<k> (whole: TMH included, or payload only)? */
