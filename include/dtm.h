@@ -16,6 +16,64 @@
  * and may be posted again.  A NULL object or list is EINVAL with *bad_wr
  * the list's head.  The errno meanings are those of include/uapi/dpusim.h.
  *
+ * Where dtm still differs from the verbs, and why.  The kernel is both the
+ * wire and the receiver's adapter: a send is delivered (matched, copied,
+ * its completions written) inside dtm_post_send, before it returns, and
+ * the kernel writes a completion only into room it reserved first.  So
+ * what a verbs sender learns late, from a completion or never, a dtm
+ * sender learns at once from the post, and the request is not carried
+ * out (nothing consumed, no completion):
+ *
+ *  - Receiver not ready.  An unexpected, no-tag or FIN message that finds
+ *    no untagged buffer fails the post with EAGAIN (*bad_wr = it); send
+ *    it again once the receiver has posted one (dtm_post_srq_recv).  The
+ *    verbs' QP attributes rnr_retry / min_rnr_timer and the completion
+ *    IBV_WC_RNR_RETRY_EXC_ERR have no dtm equivalent: a verbs adapter
+ *    retries in the background while the post has long returned, and
+ *    dtm has no background progress.  Retrying inside the post would
+ *    make it block (up to forever with rnr_retry 7), which a verbs post
+ *    never does, and would deadlock a thread that is its own receiver;
+ *    and an exhausted retry moves a verbs QP to the error state, which
+ *    the kernel's connection does not have.  EAGAIN is the RNR NAK,
+ *    handed to the caller, with the message intact; no completion
+ *    carries IBV_WC_RNR_RETRY_EXC_ERR (13), so dtm_wc_status lacks it.
+ *
+ *  - Completion queue full.  A verbs adapter that finds the receiver's
+ *    CQ full loses the completion, puts the CQ in error and raises
+ *    IBV_EVENT_CQ_ERR on the receiver (ibv_get_async_event); the sender
+ *    is not told.  dtm never loses a completion
+ *    (shared/design/tag-matching.md: "a full CQ is an overrun error
+ *    reported to the owner, never a silent drop"), so an operation whose
+ *    completion has no room is refused: the post fails with EREMOTEIO
+ *    when the full CQ is another context's (the receiver's), EOVERFLOW
+ *    when it is the caller's own (its QP's, or its own SRQ's); send again
+ *    once the owner has polled.  The owner is told by the kernel ABI
+ *    (include/uapi/dpusim.h), not by an event queue: its CQ's ring counts
+ *    the overrun, so dtm_poll_cq returns -EOVERFLOW once when the ring is
+ *    empty; and the kernel reports it once to the first call of the
+ *    owner's context that reaches it (none if the refused post was the
+ *    owner's own): dtm_get_cq_event returns -EOVERFLOW, any other call
+ *    fails with EOVERFLOW, not carried out (a post: *bad_wr = the head).
+ *    There is no dtm_get_async_event: that one-shot report goes to
+ *    whichever call comes first, raw ioctls on dtm_context_fd included,
+ *    so a library event queue could not promise to hold it.
+ *
+ *  - Connection gone.  A send on a QP whose SRQ is gone fails with
+ *    ECONNRESET (the QP's CQ got one DTM_WC_WR_FLUSH_ERR completion when
+ *    it went), where a verbs QP in the error state takes each request and
+ *    completes it with IBV_WC_WR_FLUSH_ERR: the kernel knows at once that
+ *    nothing can be delivered.  (A QP never connected: ENOTCONN.)
+ *
+ *  - The other calls return a negative errno, dtm's one convention
+ *    elsewhere, where libibverbs has three: ibv_poll_cq a negative value
+ *    (as dtm_poll_cq); ibv_destroy_*, ibv_dereg_mr, ibv_query_device,
+ *    ibv_req_notify_cq and ibv_modify_qp (dtm_connect's counterpart) the
+ *    positive errno; ibv_close_device and ibv_get_cq_event -1 with errno
+ *    (and dtm_get_cq_event has a timeout, ETIMEDOUT, which the verbs call
+ *    has not).  Left so: verbs code tests those results against 0, which
+ *    holds under any of the three; the posting calls are the ones whose
+ *    value it uses (strerror(ret), ret == ENOMEM for a full queue).
+ *
  * Threads: a context may be used from several threads; one CQ must be
  * polled by one thread at a time.
  */
@@ -291,7 +349,8 @@ DPUSIM_API int dtm_connect(struct dtm_qp *qp, uint32_t srq_num);
 
 /*
  * Posting (ibv_post_*): 0, or a positive errno value (errno set too) with
- * *bad_wr = the first request not carried out.
+ * *bad_wr = the first request not carried out; see the top of this file
+ * for EAGAIN (no untagged buffer) and EREMOTEIO / EOVERFLOW (a full CQ).
  */
 DPUSIM_API int dtm_post_srq_ops(struct dtm_srq *srq, struct dtm_ops_wr *wr,
 				struct dtm_ops_wr **bad_wr);
