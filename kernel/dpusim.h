@@ -345,7 +345,6 @@ struct dpusim_stream {
 };
 
 /* main.c */
-extern struct class dpusim_class;
 
 /* mram.c */
 extern struct dpusim_budget dpusim_budget;
@@ -376,18 +375,23 @@ int dpusim_rank_init(struct dpusim_rank *rank, u32 index,
 		     const struct dpusim_geometry *geo,
 		     struct dpusim_budget *budget);
 void dpusim_rank_fini(struct dpusim_rank *rank);
-void dpusim_rank_free_memory(struct dpusim_rank *rank);
 u64 dpusim_rank_resident_bytes(struct dpusim_rank *rank,
 			       enum dpusim_mem_kind kind);
+
+/* owner.c */
+void dpusim_rank_free_memory(struct dpusim_rank *rank);
 int dpusim_rank_claim(struct dpusim_rank *rank);
 void dpusim_rank_touch_owner(struct dpusim_rank *rank);
 void dpusim_rank_get(struct dpusim_rank *rank);
 void dpusim_rank_put(struct dpusim_rank *rank);
+
+/* rank_dev.c */
 void dpusim_rank_release(struct dpusim_rank *rank);
 struct dpusim_rank *dpusim_rank_from_file(struct file *file);
+int dpusim_launch(struct dpusim_rank *rank, u32 first, u32 nr);
 struct dpusim_rank *dpusim_rank_create(u32 index,
 				       const struct dpusim_geometry *geo,
-				       dev_t devt);
+				       dev_t devt, struct class *class);
 void dpusim_rank_destroy(struct dpusim_rank *rank);
 
 /* xfer_ioctl.c: DPUSIM_IOCTL_XFER over the engine (xfer.h) */
@@ -484,28 +488,28 @@ long dpusim_ucmd_dispatch(struct dpusim_ucmd *ucmd,
 			  unsigned int cmd, void *buf);
 long dpusim_ioctl_dispatch(struct dpusim_rank *rank, unsigned int cmd,
 			   void __user *ubuffer);
-long dpusim_rank_ioctl(struct file *filp, unsigned int cmd,
-		       unsigned long arg);
 
-/* worker.c */
+/* run.c */
 void dpusim_run_init(struct dpusim_rank *rank);
 void dpusim_run_reset(struct dpusim_rank *rank);
+void dpusim_dpu_end(struct dpusim_rank *rank, u32 i, u32 state,
+		    const char *reason);
 int dpusim_run_check_xfer(struct dpusim_rank *rank,
 			  const struct dpusim_xfer_dpu *dpus, u32 nr_dpus);
-int dpusim_launch(struct dpusim_rank *rank, u32 first, u32 nr);
+int dpusim_launch_locked(struct dpusim_rank *rank, u32 first, u32 nr);
 int dpusim_dpu_status(struct dpusim_rank *rank, u32 first, u32 nr,
 		      struct dpusim_dpu_state *states, u32 *nr_running,
 		      u32 *nr_fault);
+
+/* worker.c */
 struct dpusim_worker *dpusim_worker_create(struct dpusim_rank *rank);
 void dpusim_worker_destroy(struct dpusim_worker *w);
-int dpusim_worker_claim(struct dpusim_worker *w, u32 flags, u32 *dpu);
+int dpusim_worker_claim(struct dpusim_worker *w, u32 flags, u32 timeout_ms,
+			u32 *dpu, u32 *launches);
+void dpusim_worker_unclaim(struct dpusim_worker *w, u32 dpu);
 int dpusim_worker_finish(struct dpusim_worker *w, u32 dpu, u32 flags,
 			 const char *reason);
 void dpusim_worker_shutdown(struct dpusim_rank *rank);
-int dpusim_launch_ioctl(struct dpusim_ucmd *ucmd);
-int dpusim_dpu_status_ioctl(struct dpusim_ucmd *ucmd);
-int dpusim_worker_open_ioctl(struct dpusim_ucmd *ucmd);
-__poll_t dpusim_rank_poll(struct file *filp, struct poll_table_struct *wait);
 
 /* stream.c */
 int dpusim_stream_layout(u64 stream_size, u32 token_size, bool down,
@@ -549,8 +553,15 @@ int dpusim_worker_stream_move_ioctl(struct dpusim_ucmd *ucmd);
 int dpusim_worker_stream_wait_ioctl(struct dpusim_ucmd *ucmd);
 
 /* mmap.c */
-int dpusim_mmap(struct dpusim_rank *rank, struct dpusim_worker *w,
-		struct vm_area_struct *vma);
+/* Pages of the mmap offset that lie inside one memory */
+#define DPUSIM_MMAP_MEM_PAGES	(DPUSIM_MMAP_WRAM_BIT >> PAGE_SHIFT)
+#define DPUSIM_WINDOW_PGOFF	(DPUSIM_MMAP_WINDOW >> PAGE_SHIFT)
+
+int dpusim_mmap_mem(struct vm_area_struct *vma, struct dpusim_mem *mem,
+		    pgoff_t first);
+bool dpusim_mmap_fits(struct vm_area_struct *vma,
+		      const struct dpusim_mem *mem, pgoff_t first);
+int dpusim_window_mmap(struct dpusim_worker *w, struct vm_area_struct *vma);
 struct dpusim_mem *dpusim_window_mem(struct dpusim_rank *rank, u32 dpu,
 				     pgoff_t idx, pgoff_t *mem_idx);
 void dpusim_window_fill(struct dpusim_worker *w, u32 dpu);

@@ -38,7 +38,7 @@ static char *dpusim_devnode(dpusim_devnode_dev *dev, umode_t *mode)
 	return kasprintf(GFP_KERNEL, "dpusim/%s", dev_name(dev));
 }
 
-struct class dpusim_class = {
+static struct class dpusim_class = {
 	.name = "dpusim",
 	.devnode = dpusim_devnode,
 };
@@ -85,7 +85,8 @@ static int __init dpusim_init(void)
 	while (dpusim_nr_ranks < geo.nr_ranks) {
 		rank = dpusim_rank_create(dpusim_nr_ranks, &geo,
 					  MKDEV(MAJOR(dpusim_devt),
-						dpusim_nr_ranks));
+						dpusim_nr_ranks),
+					  &dpusim_class);
 		if (IS_ERR(rank)) {
 			ret = PTR_ERR(rank);
 			goto err_ranks;
@@ -93,7 +94,8 @@ static int __init dpusim_init(void)
 		dpusim_ranks[dpusim_nr_ranks++] = rank;
 	}
 
-	ret = dpusim_tm_create(MKDEV(MAJOR(dpusim_devt), geo.nr_ranks));
+	ret = dpusim_tm_create(MKDEV(MAJOR(dpusim_devt), geo.nr_ranks),
+			       &dpusim_class);
 	if (ret)
 		goto err_ranks;
 

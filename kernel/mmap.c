@@ -43,9 +43,6 @@
 
 #include "dpusim.h"
 
-/* Pages of the offset that lie inside one memory */
-#define DPUSIM_MMAP_MEM_PAGES	(DPUSIM_MMAP_WRAM_BIT >> PAGE_SHIFT)
-
 static unsigned long dpusim_mem_pages(const struct dpusim_mem *mem)
 {
 	return DIV_ROUND_UP(mem->size, PAGE_SIZE);
@@ -117,7 +114,6 @@ static int dpusim_mmap_prefault(struct vm_area_struct *vma,
 
 /* ------------------------------------------------ the worker's window */
 
-#define DPUSIM_WINDOW_PGOFF	(DPUSIM_MMAP_WINDOW >> PAGE_SHIFT)
 #define DPUSIM_WINDOW_MRAM_PAGE	(DPUSIM_WINDOW_MRAM >> PAGE_SHIFT)
 
 /**
@@ -215,8 +211,15 @@ static const struct vm_operations_struct dpusim_window_vm_ops = {
 	.may_split = dpusim_window_may_split,
 };
 
-static int dpusim_window_mmap(struct dpusim_worker *w,
-			      struct vm_area_struct *vma)
+/**
+ * dpusim_window_mmap - mmap() of a worker file's window
+ * @w: the worker
+ * @vma: the new mapping, MAP_SHARED, at DPUSIM_MMAP_WINDOW
+ *
+ * Return: 0, -EINVAL (longer than DPUSIM_WINDOW_SIZE) or -EBUSY (a
+ * second window).
+ */
+int dpusim_window_mmap(struct dpusim_worker *w, struct vm_area_struct *vma)
 {
 	if (vma->vm_pgoff != DPUSIM_WINDOW_PGOFF ||
 	    vma_pages(vma) > (DPUSIM_WINDOW_SIZE >> PAGE_SHIFT))
@@ -420,66 +423,34 @@ void dpusim_window_clear(struct dpusim_worker *w)
 }
 
 /**
- * dpusim_mmap - map a DPU's MRAM or WRAM
- * @rank: the rank
- * @w: the worker file's worker, or NULL for the rank file
- * @vma: the new mapping
+ * dpusim_mmap_mem - map a memory: a DPU's MRAM or WRAM, or a stream
+ * @vma: the new mapping, MAP_SHARED, its range checked against @mem
+ *       (dpusim_mmap_fits())
+ * @mem: the memory
+ * @first: the page of @mem at @vma's start
  *
  * Called under mmap_lock: takes no lock of the rank.
  *
- * Return: 0, -EINVAL (not MAP_SHARED, a DPU past the rank, a range past
- * the memory, a window at another offset or longer than
- * DPUSIM_WINDOW_SIZE, a status page of more than a page), -EACCES (a
- * worker file and a DPU it does not hold), -EPERM (a writable or
- * executable status page, a writable stream), -EBUSY (a second window of
- * a worker file) or -ENOMEM (page tables for the resident pages).
+ * Return: 0 or -ENOMEM (page tables for the resident pages).
  */
-int dpusim_mmap(struct dpusim_rank *rank, struct dpusim_worker *w,
-		struct vm_area_struct *vma)
+int dpusim_mmap_mem(struct vm_area_struct *vma, struct dpusim_mem *mem,
+		    pgoff_t first)
 {
-	unsigned long dpu = vma->vm_pgoff >>
-			    (DPUSIM_MMAP_DPU_SHIFT - PAGE_SHIFT);
-	pgoff_t first = vma->vm_pgoff & (DPUSIM_MMAP_MEM_PAGES - 1);
-	struct dpusim_mem *mem;
-	bool wram, stream;
-
-	if (!(vma->vm_flags & VM_SHARED))
-		return -EINVAL;
-	if (w && vma->vm_pgoff == DPUSIM_WINDOW_PGOFF)
-		return dpusim_window_mmap(w, vma);
-	if (w && vma->vm_pgoff == DPUSIM_MMAP_MOVE_RING >> PAGE_SHIFT)
-		return dpusim_stream_ring_mmap(w, vma);
-	if (!w && vma->vm_pgoff == DPUSIM_MMAP_STATUS >> PAGE_SHIFT)
-		return dpusim_async_status_mmap(rank, vma);
-	wram = vma->vm_pgoff & DPUSIM_MMAP_MEM_PAGES;
-	stream = !w && !wram && dpu >= DPUSIM_MMAP_STREAM_FIRST &&
-		 dpu < DPUSIM_MMAP_STREAM_FIRST + DPUSIM_STREAM_MAX;
-	if (stream)
-		/* the owner's file: its streams live as long as it does */
-		mem = dpusim_stream_mem(rank, dpu - DPUSIM_MMAP_STREAM_FIRST);
-	else if (dpu < rank->nr_dpus)
-		mem = &rank->dpus[dpu].mem[wram ? DPUSIM_WRAM : DPUSIM_MRAM];
-	else
-		mem = NULL;
-	if (!mem)
-		return -EINVAL;
-	if (first > dpusim_mem_pages(mem) ||
-	    vma_pages(vma) > dpusim_mem_pages(mem) - first)
-		return -EINVAL;
-	if (w && READ_ONCE(w->held) != (s64)dpu)
-		return -EACCES;
-	if (stream) {
-		/*
-		 * Only the kernel writes a stream (moves, and headers that
-		 * follow its own table of token sizes): the host reads it,
-		 * now and after any mprotect().
-		 */
-		if (vma->vm_flags & VM_WRITE)
-			return -EPERM;
-		dpusim_vm_flags_clear(vma, VM_MAYWRITE);
-	}
 	dpusim_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &dpusim_vm_ops;
 	vma->vm_private_data = mem;
 	return dpusim_mmap_prefault(vma, mem, first);
+}
+
+/**
+ * dpusim_mmap_fits - whether a mapping's range lies inside a memory
+ * @vma: the mapping
+ * @mem: the memory
+ * @first: the page of @mem at @vma's start
+ */
+bool dpusim_mmap_fits(struct vm_area_struct *vma,
+		      const struct dpusim_mem *mem, pgoff_t first)
+{
+	return first <= dpusim_mem_pages(mem) &&
+	       vma_pages(vma) <= dpusim_mem_pages(mem) - first;
 }

@@ -407,7 +407,7 @@ struct dpusim_tm_ucmd {
 };
 
 /* tm_dev.c */
-int dpusim_tm_create(dev_t devt);
+int dpusim_tm_create(dev_t devt, struct class *class);
 void dpusim_tm_destroy(void);
 void dpusim_tm_ctx_put(struct dpusim_tm_ctx *ctx);
 int dpusim_tm_ucmd_respond(struct dpusim_tm_ucmd *ucmd, size_t cmd_len);

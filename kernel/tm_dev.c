@@ -625,10 +625,11 @@ static void dpusim_tm_dev_release(struct device *dev)
 /**
  * dpusim_tm_create - register /dev/dpusim/tm
  * @devt: its device number
+ * @class: the "dpusim" class
  *
  * Return: 0 or a negative errno.
  */
-int dpusim_tm_create(dev_t devt)
+int dpusim_tm_create(dev_t devt, struct class *class)
 {
 	struct dpusim_tm_dev *tm;
 	int ret;
@@ -642,7 +643,7 @@ int dpusim_tm_create(dev_t devt)
 	xa_init(&tm->users);
 	mutex_init(&tm->users_lock);
 	device_initialize(&tm->dev);
-	tm->dev.class = &dpusim_class;
+	tm->dev.class = class;
 	tm->dev.devt = devt;
 	tm->dev.groups = dpusim_tm_groups;
 	tm->dev.release = dpusim_tm_dev_release;

@@ -9,6 +9,14 @@
 
 #include "xfer_fixture.h"
 
+/* A claim with the default timeout, the launch count ignored */
+static int claim(struct dpusim_worker *w, u32 flags, u32 *dpu)
+{
+	u32 launches;
+
+	return dpusim_worker_claim(w, flags, 0, dpu, &launches);
+}
+
 static u32 dpu_state(struct xfer_fixture *t, u32 dpu)
 {
 	return t->rank.dpus[dpu].state;
@@ -49,7 +57,7 @@ static void launch_state_transitions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dpusim_launch(&t->rank, 1, 2), -EBUSY);
 	KUNIT_EXPECT_EQ(test, dpu_state(t, 2), DPUSIM_DPU_IDLE);
 
-	KUNIT_ASSERT_EQ(test, dpusim_worker_claim(w, 0, &dpu), 0);
+	KUNIT_ASSERT_EQ(test, claim(w, 0, &dpu), 0);
 	KUNIT_EXPECT_EQ(test, dpu, 0);
 	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(w, 1, 0, no_reason),
 			-EINVAL);
@@ -63,7 +71,7 @@ static void launch_state_transitions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(w, 0, 0, no_reason),
 			-EINVAL);
 
-	KUNIT_ASSERT_EQ(test, dpusim_worker_claim(w, 0, &dpu), 0);
+	KUNIT_ASSERT_EQ(test, claim(w, 0, &dpu), 0);
 	KUNIT_EXPECT_EQ(test, dpu, 1);
 	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(w, 1, DPUSIM_FINISH_FAULT,
 						   reason), 0);
@@ -90,7 +98,7 @@ static void launch_state_transitions(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dpusim_launch(&t->rank, 1, 1), 0);
 	KUNIT_EXPECT_EQ(test, t->rank.dpus[1].launches, 2);
 	KUNIT_EXPECT_EQ(test, t->rank.dpus[1].reason[0], 0);
-	KUNIT_ASSERT_EQ(test, dpusim_worker_claim(w, 0, &dpu), 0);
+	KUNIT_ASSERT_EQ(test, claim(w, 0, &dpu), 0);
 	/* An empty reason is stored as "fault" */
 	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(w, 1, DPUSIM_FINISH_FAULT,
 						   no_reason), 0);
@@ -127,7 +135,7 @@ static void launch_xfer_refused_on_running(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xfer_run(t, 0, 0, PAGE_SIZE, d01, 1, b, 1), 0);
 	KUNIT_EXPECT_EQ(test, t->rank.dpus[0].mem[DPUSIM_MRAM].nr_pages, 1);
 
-	KUNIT_ASSERT_EQ(test, dpusim_worker_claim(w, 0, &dpu), 0);
+	KUNIT_ASSERT_EQ(test, claim(w, 0, &dpu), 0);
 	KUNIT_ASSERT_EQ(test, dpusim_worker_finish(w, dpu, 0, no_reason), 0);
 	KUNIT_EXPECT_EQ(test, xfer_run(t, 0, 0, PAGE_SIZE, d1, 1, b, 1), 0);
 	dpusim_worker_destroy(w);
@@ -156,7 +164,7 @@ static void launch_fault_on_release(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, t->rank.nr_workers, 2);
 	KUNIT_ASSERT_EQ(test, dpusim_launch(&t->rank, 0, 3), 0);
-	KUNIT_ASSERT_EQ(test, dpusim_worker_claim(a, 0, &dpu), 0);
+	KUNIT_ASSERT_EQ(test, claim(a, 0, &dpu), 0);
 	KUNIT_ASSERT_EQ(test, dpu, 0);
 	dpusim_worker_destroy(a);
 	KUNIT_EXPECT_EQ(test, dpu_state(t, 0), DPUSIM_DPU_FAULT);
@@ -164,7 +172,7 @@ static void launch_fault_on_release(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dpu_state(t, 1), DPUSIM_DPU_RUNNING);
 	KUNIT_EXPECT_EQ(test, t->rank.nr_running, 2);
 
-	KUNIT_ASSERT_EQ(test, dpusim_worker_claim(b, 0, &dpu), 0);
+	KUNIT_ASSERT_EQ(test, claim(b, 0, &dpu), 0);
 	KUNIT_ASSERT_EQ(test, dpu, 1);
 	dpusim_worker_destroy(b);
 	KUNIT_EXPECT_STREQ(test, t->rank.dpus[1].reason, "worker exited");
@@ -183,24 +191,19 @@ static void launch_claim_order(struct kunit *test)
 	struct dpusim_worker *c = new_worker(test);
 	u32 dpu = 99;
 
-	KUNIT_EXPECT_EQ(test, dpusim_worker_claim(a, DPUSIM_CLAIM_NONBLOCK,
-						  &dpu), -EAGAIN);
-	KUNIT_EXPECT_EQ(test, dpusim_worker_claim(a, 2, &dpu), -EINVAL);
+	KUNIT_EXPECT_EQ(test, claim(a, DPUSIM_CLAIM_NONBLOCK, &dpu), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, claim(a, 2, &dpu), -EINVAL);
 	KUNIT_ASSERT_EQ(test, dpusim_launch(&t->rank, 3, 1), 0);
 	KUNIT_ASSERT_EQ(test, dpusim_launch(&t->rank, 1, 1), 0);
-	KUNIT_ASSERT_EQ(test, dpusim_worker_claim(a, 0, &dpu), 0);
+	KUNIT_ASSERT_EQ(test, claim(a, 0, &dpu), 0);
 	KUNIT_EXPECT_EQ(test, dpu, 1);
 	KUNIT_EXPECT_PTR_EQ(test, t->rank.dpus[1].holder, a);
-	KUNIT_EXPECT_EQ(test, dpusim_worker_claim(a, DPUSIM_CLAIM_NONBLOCK,
-						  &dpu), -EINVAL);
-	KUNIT_ASSERT_EQ(test, dpusim_worker_claim(b, DPUSIM_CLAIM_NONBLOCK,
-						  &dpu), 0);
+	KUNIT_EXPECT_EQ(test, claim(a, DPUSIM_CLAIM_NONBLOCK, &dpu), -EINVAL);
+	KUNIT_ASSERT_EQ(test, claim(b, DPUSIM_CLAIM_NONBLOCK, &dpu), 0);
 	KUNIT_EXPECT_EQ(test, dpu, 3);
-	KUNIT_EXPECT_EQ(test, dpusim_worker_claim(c, DPUSIM_CLAIM_NONBLOCK,
-						  &dpu), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, claim(c, DPUSIM_CLAIM_NONBLOCK, &dpu), -EAGAIN);
 	KUNIT_ASSERT_EQ(test, dpusim_launch(&t->rank, 0, 1), 0);
-	KUNIT_ASSERT_EQ(test, dpusim_worker_claim(c, DPUSIM_CLAIM_NONBLOCK,
-						  &dpu), 0);
+	KUNIT_ASSERT_EQ(test, claim(c, DPUSIM_CLAIM_NONBLOCK, &dpu), 0);
 	KUNIT_EXPECT_EQ(test, dpu, 0);
 	/* FINISH of a DPU another worker holds */
 	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(c, 1, 0, no_reason),
@@ -242,7 +245,7 @@ static void launch_shutdown(struct kunit *test)
 	dpusim_rank_release(&t->rank);
 	/* The worker file keeps the rank owned */
 	KUNIT_EXPECT_TRUE(test, test_bit(DPUSIM_RANK_OWNED, &t->rank.flags));
-	KUNIT_EXPECT_EQ(test, dpusim_worker_claim(w, 0, &dpu), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, claim(w, 0, &dpu), -ESHUTDOWN);
 	dpusim_worker_destroy(w);
 	KUNIT_EXPECT_FALSE(test, test_bit(DPUSIM_RANK_OWNED, &t->rank.flags));
 	/* The ownership's end reset the run state */
