@@ -13,9 +13,25 @@
  * dpu/logic/alu.go, MulShSh..MulUlUl: BitSlice(SIGNED|UNSIGNED, 0|8, 8|16)
  * of each operand, multiplied, stored as a 32-bit word), as are cao, clz,
  * clo, cls, ext[su][bh] and cmpb4 (Cao..Extuh, Cmpb4 there).
+ *
+ * The other register instructions (add ... lsr1x, hash, sats, lsl_add,
+ * lsr_add, rol_add, lsl_sub, sub_rir, and_[su]_rki) and the .s/.u forms
+ * are tested against UPMEM's QEMU DPU target (upmem/qemu, commit 0562205,
+ * target/dpu/translate.c and translate_defs.h): a shift or rotation uses
+ * its operand's bits 0..4 (get_bits(v, 0, 4) / uext_5_32); lsl1/lsr1 are
+ * _lsl/_lsr with op3 = 1 (ones shifted in); lslx/lsrx/lsl1x/lsr1x are 0
+ * (lsl1x, lsr1x: 0xffffffff) for a shift of 0, else lsr/lsr/lsl/lsl by
+ * 32 - shift with zeros (x) or ones (1x) shifted in; lsl_add rc, rb, ra, sh
+ * is add(rb, lsl(ra, sh)); sub_rir is sub(imm, ra); hash is _hash; sats is
+ * _sats (ra < 0 ? 0x7fffffff : 0x80000000); .s is sext_32_64, .u
+ * uext_32_64 of the 32-bit result.  The references below are bit by bit,
+ * as the ISA states them, not the header's formulas.  The builtins'
+ * argument order and their string immediates are the SDK's (built_ins.h,
+ * as uPIMulator vendors it: golang/uPIMulator/sdk/syslib/built_ins.h).
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <built_ins.h>
 
@@ -233,6 +249,438 @@ static void test_count_and_extend(void)
 	UNIT_CHECK("cmpb4 matches the ISA", !badcmp, "%u results wrong", badcmp);
 }
 
+/* ---------------------------------------------------------------- ALU */
+
+/* A shift of reg by sh (bits 0..4), fill shifted in at the vacated end. */
+static uint32_t isa_shl(uint32_t a, uint32_t sh, uint32_t fill)
+{
+	uint32_t r = 0;
+
+	sh &= 31;
+	for (uint32_t i = 0; i < 32; i++)
+		r |= (i < sh ? fill : (a >> (i - sh)) & 1) << i;
+	return r;
+}
+
+static uint32_t isa_shr(uint32_t a, uint32_t sh, uint32_t fill)
+{
+	uint32_t r = 0;
+
+	sh &= 31;
+	for (uint32_t i = 0; i < 32; i++)
+		r |= (i + sh >= 32 ? fill : (a >> (i + sh)) & 1) << i;
+	return r;
+}
+
+static uint32_t isa_rot(uint32_t a, uint32_t sh, int left)
+{
+	uint32_t r = 0;
+
+	sh &= 31;
+	for (uint32_t i = 0; i < 32; i++)
+		r |= ((a >> ((left ? i + 32 - sh : i + sh) % 32)) & 1) << i;
+	return r;
+}
+
+enum isa_op {
+	OP_ADD, OP_SUB, OP_RSUB, OP_AND, OP_OR, OP_XOR, OP_NAND, OP_NOR, OP_NXOR,
+	OP_ANDN, OP_ORN, OP_LSL, OP_LSR, OP_ASR, OP_ROL, OP_ROR, OP_LSL1, OP_LSR1,
+	OP_LSLX, OP_LSRX, OP_LSL1X, OP_LSR1X, OP_HASH,
+};
+
+static uint32_t isa_alu(enum isa_op op, uint32_t a, uint32_t b)
+{
+	uint32_t sh = b & 31, w, m, r;
+
+	switch (op) {
+	case OP_ADD: return (uint32_t)(((uint64_t)a + b) & 0xffffffffU);
+	case OP_SUB: return (uint32_t)(((uint64_t)a + 0x100000000ULL - b) & 0xffffffffU);
+	case OP_RSUB: return (uint32_t)(((uint64_t)b + 0x100000000ULL - a) & 0xffffffffU);
+	case OP_AND: return a & b;
+	case OP_OR: return a | b;
+	case OP_XOR: return a ^ b;
+	case OP_NAND: return ~(a & b);
+	case OP_NOR: return ~(a | b);
+	case OP_NXOR: return ~(a ^ b);
+	case OP_ANDN: return ~a & b;
+	case OP_ORN: return ~a | b;
+	case OP_LSL: return isa_shl(a, b, 0);
+	case OP_LSR: return isa_shr(a, b, 0);
+	case OP_ASR: return isa_shr(a, b, a >> 31);
+	case OP_ROL: return isa_rot(a, b, 1);
+	case OP_ROR: return isa_rot(a, b, 0);
+	case OP_LSL1: return isa_shl(a, b, 1);
+	case OP_LSR1: return isa_shr(a, b, 1);
+	case OP_LSLX: return sh ? isa_shr(a, 32 - sh, 0) : 0;
+	case OP_LSRX: return sh ? isa_shl(a, 32 - sh, 0) : 0;
+	case OP_LSL1X: return sh ? isa_shr(a, 32 - sh, 1) : 0xffffffffU;
+	case OP_LSR1X: return sh ? isa_shl(a, 32 - sh, 1) : 0xffffffffU;
+	case OP_HASH:
+		w = 7 + ((b >> 2) & 3);
+		m = (1U << w) - 1;
+		r = (a & m) ^ ((a >> w) & m);
+		return b & 1 ? r ^ ((a >> (2 * w)) & m) : r;
+	}
+	return 0xdeadbeefU;
+}
+
+/* rc = ra OP rb into int32_t and uint32_t, and the .s/.u pairs. */
+struct alu_res {
+	uint32_t s32, u32;
+	int64_t s64;
+	uint64_t u64;
+	int has_su;
+};
+
+#define RRR_FN(name)                                                        \
+	static struct alu_res rrr_##name(uint32_t a, uint32_t b)            \
+	{                                                                   \
+		struct alu_res r = { 0 };                                   \
+		int32_t s;                                                  \
+		__builtin_##name##_rrr(s, a, b);                            \
+		__builtin_##name##_rrr(r.u32, a, b);                        \
+		r.s32 = (uint32_t)s;                                        \
+		__builtin_##name##_s_rrr(r.s64, a, b);                      \
+		__builtin_##name##_u_rrr(r.u64, a, b);                      \
+		r.has_su = 1;                                               \
+		return r;                                                   \
+	}
+#define RRR_FN_NOSU(name)                                                   \
+	static struct alu_res rrr_##name(uint32_t a, uint32_t b)            \
+	{                                                                   \
+		struct alu_res r = { 0 };                                   \
+		int32_t s;                                                  \
+		__builtin_##name##_rrr(s, a, b);                            \
+		__builtin_##name##_rrr(r.u32, a, b);                        \
+		r.s32 = (uint32_t)s;                                        \
+		return r;                                                   \
+	}
+RRR_FN(add) RRR_FN(sub) RRR_FN(rsub) RRR_FN(and) RRR_FN(or) RRR_FN(xor)
+RRR_FN(nand) RRR_FN(nor) RRR_FN(nxor) RRR_FN(andn) RRR_FN(orn) RRR_FN(lsl)
+RRR_FN(lsr) RRR_FN(asr) RRR_FN(rol) RRR_FN(ror) RRR_FN(lsl1) RRR_FN(lsr1)
+RRR_FN(lslx) RRR_FN(lsrx) RRR_FN(lsl1x) RRR_FN(lsr1x) RRR_FN(hash)
+
+static const struct rrr_case {
+	const char *name;
+	enum isa_op op;
+	struct alu_res (*fn)(uint32_t, uint32_t);
+} rrrs[] = {
+	{ "add", OP_ADD, rrr_add }, { "sub", OP_SUB, rrr_sub },
+	{ "rsub", OP_RSUB, rrr_rsub }, { "and", OP_AND, rrr_and },
+	{ "or", OP_OR, rrr_or }, { "xor", OP_XOR, rrr_xor },
+	{ "nand", OP_NAND, rrr_nand }, { "nor", OP_NOR, rrr_nor },
+	{ "nxor", OP_NXOR, rrr_nxor }, { "andn", OP_ANDN, rrr_andn },
+	{ "orn", OP_ORN, rrr_orn }, { "lsl", OP_LSL, rrr_lsl },
+	{ "lsr", OP_LSR, rrr_lsr }, { "asr", OP_ASR, rrr_asr },
+	{ "rol", OP_ROL, rrr_rol }, { "ror", OP_ROR, rrr_ror },
+	{ "lsl1", OP_LSL1, rrr_lsl1 }, { "lsr1", OP_LSR1, rrr_lsr1 },
+	{ "lslx", OP_LSLX, rrr_lslx }, { "lsrx", OP_LSRX, rrr_lsrx },
+	{ "lsl1x", OP_LSL1X, rrr_lsl1x }, { "lsr1x", OP_LSR1X, rrr_lsr1x },
+	{ "hash", OP_HASH, rrr_hash },
+};
+
+static const uint32_t alu_vals[] = {
+	0, 1, 2, 3, 4, 5, 7, 8, 13, 15, 16, 17, 31, 32, 33, 63, 64, 0x7f, 0x80,
+	0xff, 0x100, 0x7fff, 0x8000, 0xffff, 0x10000, 0x7fffffffU, 0x80000000U,
+	0x80000001U, 0xfffffffeU, 0xffffffffU, 0xffffffe1U, 0x12345678U,
+	0xedcba987U, 0x00ff00ffU, 0xff00ff00U, 0xdeadbeefU,
+};
+#define NVALS (sizeof(alu_vals) / sizeof(alu_vals[0]))
+
+static int res_ok(const struct alu_res *r, uint32_t want)
+{
+	if (r->s32 != want || r->u32 != want)
+		return 0;
+	return !r->has_su || (r->s64 == (int64_t)(int32_t)want && r->u64 == (uint64_t)want);
+}
+
+static void test_rrr(void)
+{
+	for (unsigned int k = 0; k < sizeof(rrrs) / sizeof(rrrs[0]); k++) {
+		const struct rrr_case *c = &rrrs[k];
+		unsigned int bad = 0, n = 0;
+		uint32_t fa = 0, fb = 0, want0 = 0;
+		struct alu_res got = { 0 };
+		char name[96];
+
+		for (unsigned int i = 0; i < NVALS; i++)
+			for (unsigned int j = 0; j < NVALS; j++) {
+				uint32_t a = alu_vals[i], b = alu_vals[j];
+				uint32_t want = isa_alu(c->op, a, b);
+				struct alu_res r = c->fn(a, b);
+
+				n++;
+				if (!res_ok(&r, want) && !bad++) {
+					fa = a;
+					fb = b;
+					got = r;
+					want0 = want;
+				}
+			}
+		snprintf(name, sizeof(name), "%s_rrr and its .s/.u forms: %u operand pairs match the ISA",
+			 c->name, n);
+		UNIT_CHECK(name, !bad,
+			   "%u wrong, first %s(0x%08x, 0x%08x) = 0x%08x/0x%08x, .s 0x%016llx, .u 0x%016llx; ISA 0x%08x",
+			   bad, c->name, fa, fb, got.s32, got.u32, (unsigned long long)got.s64,
+			   (unsigned long long)got.u64, want0);
+	}
+}
+
+/* The immediates: string literals as the SDK's asm macros take them. */
+static const uint32_t imm_vals[] = {
+	0, 1, 5, 31, 32, 33, 0xffffffffU, 16, 5, 15, 0xffffffffU, 0x80000000U, 8,
+};
+#define NIMMS (sizeof(imm_vals) / sizeof(imm_vals[0]))
+/* Each immediate a literal, in imm_vals' order. */
+#define RRI_BODY(name, lit)                                                 \
+	__builtin_##name##_rri(out[n].u32, a, lit);                         \
+	__builtin_##name##_rri(s, a, lit);                                  \
+	out[n].s32 = (uint32_t)s;
+#define RRI_BODY_SU(name, lit)                                              \
+	RRI_BODY(name, lit)                                                 \
+	__builtin_##name##_s_rri(out[n].s64, a, lit);                       \
+	__builtin_##name##_u_rri(out[n].u64, a, lit);                       \
+	out[n].has_su = 1;
+
+#define RRI_DEF(name, body)                                                 \
+	static void rri_##name(uint32_t a, struct alu_res *out)             \
+	{                                                                   \
+		unsigned int n = 0;                                         \
+		int32_t s;                                                  \
+		memset(out, 0, NIMMS * sizeof(*out));                       \
+		RRI_EACH(name, body)                                        \
+	}
+#define RRI_EACH(name, body)                                                \
+	body(name, "0") n++; body(name, "1") n++; body(name, "5") n++;      \
+	body(name, "31") n++; body(name, "32") n++; body(name, "33") n++;   \
+	body(name, "-1") n++; body(name, "0x10") n++;                       \
+	body(name, "0b101") n++; body(name, "017") n++;                     \
+	body(name, "0xFFFFFFFF") n++; body(name, "-2147483648") n++;        \
+	body(name, "+8") n++;                                               \
+	(void)n;
+
+RRI_DEF(add, RRI_BODY_SU) RRI_DEF(and, RRI_BODY_SU) RRI_DEF(or, RRI_BODY_SU)
+RRI_DEF(xor, RRI_BODY) RRI_DEF(lsl, RRI_BODY_SU) RRI_DEF(lsr, RRI_BODY_SU)
+RRI_DEF(asr, RRI_BODY_SU) RRI_DEF(rol, RRI_BODY_SU) RRI_DEF(ror, RRI_BODY_SU)
+RRI_DEF(lsl1, RRI_BODY_SU) RRI_DEF(lsr1, RRI_BODY_SU) RRI_DEF(lslx, RRI_BODY_SU)
+RRI_DEF(lsrx, RRI_BODY_SU) RRI_DEF(lsl1x, RRI_BODY_SU) RRI_DEF(lsr1x, RRI_BODY_SU)
+
+static const struct rri_case {
+	const char *name;
+	enum isa_op op;
+	void (*fn)(uint32_t, struct alu_res *);
+} rris[] = {
+	{ "add", OP_ADD, rri_add }, { "and", OP_AND, rri_and },
+	{ "or", OP_OR, rri_or }, { "xor", OP_XOR, rri_xor },
+	{ "lsl", OP_LSL, rri_lsl }, { "lsr", OP_LSR, rri_lsr },
+	{ "asr", OP_ASR, rri_asr }, { "rol", OP_ROL, rri_rol },
+	{ "ror", OP_ROR, rri_ror }, { "lsl1", OP_LSL1, rri_lsl1 },
+	{ "lsr1", OP_LSR1, rri_lsr1 }, { "lslx", OP_LSLX, rri_lslx },
+	{ "lsrx", OP_LSRX, rri_lsrx }, { "lsl1x", OP_LSL1X, rri_lsl1x },
+	{ "lsr1x", OP_LSR1X, rri_lsr1x },
+};
+
+static void test_rri(void)
+{
+	for (unsigned int k = 0; k < sizeof(rris) / sizeof(rris[0]); k++) {
+		const struct rri_case *c = &rris[k];
+		unsigned int bad = 0;
+		uint32_t fa = 0, fi = 0, want0 = 0;
+		struct alu_res out[NIMMS], got = { 0 };
+		char name[96];
+
+		for (unsigned int i = 0; i < NVALS; i++) {
+			c->fn(alu_vals[i], out);
+			for (unsigned int j = 0; j < NIMMS; j++) {
+				uint32_t want = isa_alu(c->op, alu_vals[i], imm_vals[j]);
+
+				if (!res_ok(&out[j], want) && !bad++) {
+					fa = alu_vals[i];
+					fi = j;
+					got = out[j];
+					want0 = want;
+				}
+			}
+		}
+		snprintf(name, sizeof(name), "%s_rri%s: %zu immediates match the ISA", c->name,
+			 c->op == OP_XOR ? "" : " and its .s/.u forms", NIMMS);
+		UNIT_CHECK(name, !bad,
+			   "%u wrong, first ra 0x%08x, immediate #%u: 0x%08x/0x%08x, .s 0x%016llx, .u 0x%016llx; ISA 0x%08x",
+			   bad, fa, fi, got.s32, got.u32, (unsigned long long)got.s64,
+			   (unsigned long long)got.u64, want0);
+	}
+}
+
+/* rc = rb + (ra << sh) and its kin, sh an immediate; sub_rir, and_[su]_rki. */
+#define RRRI_EACH(X, rb, ra)                                                \
+	X(rb, ra, "0", 0) X(rb, ra, "1", 1) X(rb, ra, "4", 4)               \
+	X(rb, ra, "31", 31) X(rb, ra, "32", 32) X(rb, ra, "33", 33)
+#define RRRI_CHECK(rb, ra, lit, sh)                                         \
+	{                                                                   \
+		uint32_t want, r;                                           \
+		int64_t s;                                                  \
+		uint64_t u;                                                 \
+		want = (uint32_t)(((uint64_t)(rb) + isa_shl((ra), (sh), 0)) & 0xffffffffU); \
+		__builtin_lsl_add_rrri(r, rb, ra, lit);                     \
+		__builtin_lsl_add_s_rrri(s, rb, ra, lit);                   \
+		__builtin_lsl_add_u_rrri(u, rb, ra, lit);                   \
+		bad += r != want || s != (int32_t)want || u != want;        \
+		want = (uint32_t)(((uint64_t)(rb) + isa_shr((ra), (sh), 0)) & 0xffffffffU); \
+		__builtin_lsr_add_rrri(r, rb, ra, lit);                     \
+		__builtin_lsr_add_s_rrri(s, rb, ra, lit);                   \
+		__builtin_lsr_add_u_rrri(u, rb, ra, lit);                   \
+		bad += r != want || s != (int32_t)want || u != want;        \
+		want = (uint32_t)(((uint64_t)(rb) + isa_rot((ra), (sh), 1)) & 0xffffffffU); \
+		__builtin_rol_add_rrri(r, rb, ra, lit);                     \
+		__builtin_rol_add_s_rrri(s, rb, ra, lit);                   \
+		__builtin_rol_add_u_rrri(u, rb, ra, lit);                   \
+		bad += r != want || s != (int32_t)want || u != want;        \
+		want = (uint32_t)(((uint64_t)(rb) + 0x100000000ULL - isa_shl((ra), (sh), 0)) & 0xffffffffU); \
+		__builtin_lsl_sub_rrri(r, rb, ra, lit);                     \
+		__builtin_lsl_sub_s_rrri(s, rb, ra, lit);                   \
+		__builtin_lsl_sub_u_rrri(u, rb, ra, lit);                   \
+		bad += r != want || s != (int32_t)want || u != want;        \
+		n += 4;                                                     \
+	}
+
+static void test_rrri_rir_rki(void)
+{
+	unsigned int bad = 0, n = 0, badi = 0;
+
+	for (unsigned int i = 0; i < NVALS; i++)
+		for (unsigned int j = 0; j < NVALS; j++) {
+			uint32_t rb = alu_vals[i], ra = alu_vals[j];
+
+			RRRI_EACH(RRRI_CHECK, rb, ra)
+		}
+	UNIT_CHECK("lsl_add, lsr_add, rol_add, lsl_sub (rrri and .s/.u): rb + or - (ra shifted)",
+		   !bad, "%u of %u wrong", bad, n);
+
+	/* lsl_add's operand order: rc = rb + (ra << sh), the third shifted */
+	{
+		uint32_t r;
+
+		__builtin_lsl_add_rrri(r, 1, 2, "4");
+		badi += r != 33;
+		__builtin_lsr_add_rrri(r, 1, 0x80000000U, "31");
+		badi += r != 2;
+		__builtin_lsl_sub_rrri(r, 0, 1, "2");
+		badi += r != 0xfffffffcU;			/* borrow: 0 - 4 */
+		__builtin_lsl_add_rrri(r, 0xffffffffU, 1, "0");
+		badi += r != 0;					/* carry out dropped */
+		__builtin_rol_add_rrri(r, 0, 0x80000001U, "1");
+		badi += r != 3;
+	}
+	UNIT_CHECK("lsl_add rc, rb, ra, sh is rb + (ra << sh), 32 bits wide", !badi,
+		   "%u results wrong", badi);
+
+	badi = 0;
+	for (unsigned int i = 0; i < NVALS; i++) {
+		uint32_t a = alu_vals[i], r;
+		int64_t s;
+		uint64_t u;
+
+		__builtin_sub_rir(r, "0", a);
+		badi += r != 0U - a;
+		__builtin_sub_rir(r, "-1", a);
+		badi += r != ~a;
+		__builtin_sub_rir(r, "0x10", a);
+		badi += r != 16U - a;
+		__builtin_and_s_rki(s, a, "0xffff8000");
+		badi += s != (int64_t)(int32_t)(a & 0xffff8000U);
+		__builtin_and_u_rki(u, a, "0xffff8000");
+		badi += u != (uint64_t)(a & 0xffff8000U);
+	}
+	UNIT_CHECK("sub_rir is imm - ra; and_s_rki / and_u_rki extend ra & imm", !badi,
+		   "%u results wrong", badi);
+}
+
+/* The x shifts return what the plain shift drops: a 64-bit shift's halves. */
+static void test_shift_pairs(void)
+{
+	unsigned int bad = 0;
+
+	for (unsigned int i = 0; i < NVALS; i++)
+		for (uint32_t sh = 1; sh < 32; sh++) {
+			uint32_t a = alu_vals[i], lo, hi;
+			uint64_t wide = (uint64_t)a << sh;
+
+			__builtin_lsl_rrr(lo, a, sh);
+			__builtin_lslx_rrr(hi, a, sh);
+			bad += lo != (uint32_t)wide || hi != (uint32_t)(wide >> 32);
+			wide = ((uint64_t)a << 32) >> sh;
+			__builtin_lsr_rrr(hi, a, sh);
+			__builtin_lsrx_rrr(lo, a, sh);
+			bad += hi != (uint32_t)(wide >> 32) || lo != (uint32_t)wide;
+		}
+	UNIT_CHECK("lsl/lslx and lsr/lsrx are the halves of a 64-bit shift", !bad,
+		   "%u pairs wrong", bad);
+}
+
+static void test_sats_and_su(void)
+{
+	unsigned int bad = 0;
+
+	for (unsigned int i = 0; i < NVALS; i++) {
+		uint32_t a = alu_vals[i], r, want = a >> 31 ? 0x7fffffffU : 0x80000000U;
+		int64_t s;
+		uint64_t u;
+
+		__builtin_sats_rr(r, a);
+		__builtin_sats_s_rr(s, a);
+		__builtin_sats_u_rr(u, a);
+		bad += r != want || s != (int64_t)(int32_t)want || u != want;
+
+		/* the .s/.u forms of the earlier instructions */
+		__builtin_clz_rr(r, a);
+		__builtin_clz_s_rr(s, a);
+		__builtin_clz_u_rr(u, a);
+		bad += s != (int64_t)r || u != r;
+		__builtin_clo_rr(r, a);
+		__builtin_clo_s_rr(s, a);
+		__builtin_clo_u_rr(u, a);
+		bad += s != (int64_t)r || u != r;
+		__builtin_cls_rr(r, a);
+		__builtin_cls_s_rr(s, a);
+		__builtin_cls_u_rr(u, a);
+		bad += s != (int64_t)r || u != r;
+		__builtin_cao_rr(r, a);
+		__builtin_cao_s_rr(s, a);
+		__builtin_cao_u_rr(u, a);
+		bad += s != (int64_t)r || u != r;
+		__builtin_extsb_s_rr(s, a);
+		bad += s != (int64_t)(int8_t)(a & 0xff);
+		__builtin_extsh_s_rr(s, a);
+		bad += s != (int64_t)(int16_t)(a & 0xffff);
+		__builtin_extub_u_rr(u, a);
+		bad += u != (a & 0xff);
+		__builtin_extuh_u_rr(u, a);
+		bad += u != (a & 0xffff);
+		for (unsigned int j = 0; j < NVALS; j++) {
+			uint32_t b = alu_vals[j];
+
+			__builtin_cmpb4_rrr(r, a, b);
+			__builtin_cmpb4_s_rrr(s, a, b);
+			__builtin_cmpb4_u_rrr(u, a, b);
+			bad += s != (int64_t)r || u != r;
+			__builtin_mul_sl_sl_rrr(r, a, b);
+			__builtin_mul_sl_sl_s_rrr(s, a, b);
+			bad += s != (int64_t)(int32_t)r;
+			__builtin_mul_sh_uh_rrr(r, a, b);
+			__builtin_mul_sh_uh_s_rrr(s, a, b);
+			bad += s != (int64_t)(int32_t)r;
+			__builtin_mul_ul_ul_rrr(r, a, b);
+			__builtin_mul_ul_ul_u_rrr(u, a, b);
+			bad += u != r;
+			__builtin_mul_uh_ul_rrr(r, a, b);
+			__builtin_mul_uh_ul_u_rrr(u, a, b);
+			bad += u != r;
+		}
+	}
+	UNIT_CHECK("sats, and the .s/.u forms of counts, extensions, cmpb4, multiplies", !bad,
+		   "%u results wrong", bad);
+}
+
 int main(void)
 {
 	for (unsigned int k = 0; k < sizeof(muls) / sizeof(muls[0]); k++)
@@ -240,5 +688,10 @@ int main(void)
 	test_mul_known();
 	test_mul_int8_int16();
 	test_count_and_extend();
+	test_rrr();
+	test_rri();
+	test_rrri_rir_rki();
+	test_shift_pairs();
+	test_sats_and_su();
 	return unit_done();
 }
