@@ -50,7 +50,7 @@ DPURT_SRCS  := $(wildcard lib/dpurt/*.c)
 DPURT_OBJS  := $(DPURT_SRCS:lib/dpurt/%.c=$(BUILD)/dpurt/%.o)
 DPURT_A     := $(BUILD)/lib/libdpusim-dpurt.a
 DPURT_HDRS  := $(wildcard include/dpurt/*.h)
-DPURT_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -Iinclude/dpurt -Ilib/dpurt $(CFLAGS)
+DPURT_CFLAGS := -std=c11 -D_GNU_SOURCE -DDPUSIM_HOST_LIBC -Wall -Wextra -Werror -Iinclude -Iinclude/dpurt -Ilib/dpurt $(CFLAGS)
 DPU_TOOLS   := tools/dpusim-cc tools/dpu-upmem-dpurte-clang tools/dpu-pkg-config
 # DPU test programs: build/tests/dpu/<name>, barrier_test once per tasklet
 # count (<name>_<N>t); DPU_NR_<name> is the NR_TASKLETS of the others.
@@ -171,12 +171,12 @@ $(BUILD)/bench/%: tools/bench/%.c tools/bench/bench.h tools/bench/capacity.h too
 # The runtime's unit tests run tasklets in the test process (no kernel).
 $(BUILD)/tests/unit/test_dpurt: tests/unit/test_dpurt.c $(wildcard tests/unit/*.h) $(DPURT_A) $(DPURT_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -Itests/unit -Iinclude/dpurt -Ilib/dpurt -o $@ $< $(DPURT_A) -lpthread
+	$(CC) $(USER_CFLAGS) -DDPUSIM_HOST_LIBC -Itests/unit -Iinclude/dpurt -Ilib/dpurt -o $@ $< $(DPURT_A) -lpthread
 
 # built_ins.h's builtins against the ISA, host-compiled against the DPU headers
 $(BUILD)/tests/unit/test_builtins: tests/unit/test_builtins.c $(wildcard tests/unit/*.h) $(DPURT_A) $(DPURT_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -Itests/unit -Iinclude/dpurt -Ilib/dpurt -o $@ $< $(DPURT_A) -lpthread
+	$(CC) $(USER_CFLAGS) -DDPUSIM_HOST_LIBC -Itests/unit -Iinclude/dpurt -Ilib/dpurt -o $@ $< $(DPURT_A) -lpthread
 
 # test_trace includes the tool's trace formatter; tool_trace the JSON checker;
 # test_bench the benchmarks' header
