@@ -8,7 +8,8 @@
  * DPU code does not see (dpusim_libc.h) and may define for itself, when
  * the inline functions would call the program's instead of the C
  * library's.  Out of line, the C library's own run.  Included by
- * stdlib.h, string.h, stdio.h and ctype.h here before the host's header.
+ * stdlib.h, string.h, stdio.h, ctype.h and inttypes.h here before the
+ * host's header.
  */
 #ifndef DPUSIM_DPURT_LIBC_INLINES_H
 #define DPUSIM_DPURT_LIBC_INLINES_H

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of the C library surface DPU code sees (include/dpurt/
- * stdlib.h, string.h, stdio.h, ctype.h): what the DPU runtime's headers
- * (UPMEM SDK dpu-rt) declare, and nothing else of the host's.  Run from
- * the top of the tree after make; compiles, at run time, with
- * tools/dpusim-cc:
+ * stdlib.h, string.h, stdio.h, ctype.h, inttypes.h): what the DPU
+ * runtime's headers (UPMEM SDK dpu-rt) declare, and nothing else of the
+ * host's.  Run from the top of the tree after make; compiles, at run time,
+ * with tools/dpusim-cc:
  *   - tests/unit/fixtures/dpu_libc_own.c, which defines its own random,
- *     qsort, strtol, strdup, index, fopen, snprintf and isascii of types
- *     the host's declarations contradict: it must compile with -Wall
- *     -Wextra -Werror, run (linked into a host executable) calling its
- *     own, and link as a DPU program with those local, the runtime's
+ *     qsort, strtol, strdup, index, fopen, snprintf, isascii and strtoumax
+ *     of types the host's declarations contradict: it must compile with
+ *     -Wall -Wextra -Werror, run (linked into a host executable) calling
+ *     its own, and link as a DPU program with those local, the runtime's
  *     snprintf and strtol the C library's;
  *   - tests/unit/fixtures/dpu_libc_undeclared.c, which calls host-only
  *     functions: -Werror=implicit-function-declaration must refuse each;
@@ -153,7 +153,8 @@ static void test_own(void)
 		char *msg = rc ? slurp(log) : NULL;
 
 		snprintf(name, sizeof(name),
-			 "DPU code defines its own random, qsort, strtol, strdup, index, fopen, snprintf, isascii (%s)",
+			 "DPU code defines its own random, qsort, strtol, strdup, index, fopen, snprintf, isascii, "
+			 "strtoumax (%s)",
 			 flag_sets[k]);
 		UNIT_CHECK(name, rc == 0, "dpusim-cc exited %d: %.400s", rc, msg ? msg : "");
 		free(msg);
@@ -170,6 +171,7 @@ static void test_own_link(void)
 {
 	static const char *const own[] = {
 		"random", "qsort", "strtol", "strdup", "index", "fopen", "snprintf", "isascii",
+		"strtoumax",
 	};
 	char exe[512], log[512], nmlog[512], *msg;
 	char *cc[] = { "tools/dpusim-cc", "-Wall", "-Wextra", "-Werror", "-O2", "-o", exe,
@@ -204,7 +206,7 @@ static void test_undeclared(void)
 {
 	static const char *const names[] = {
 		"random", "strdup", "fopen", "snprintf", "qsort", "isascii", "strtol", "malloc",
-		"rand",
+		"rand", "strtoimax",
 	};
 	char obj[512], log[512], name[160];
 
@@ -225,7 +227,8 @@ static void test_undeclared(void)
 				snprintf(first, sizeof(first), "%s", names[i]);
 		}
 		snprintf(name, sizeof(name),
-			 "host-only random, strdup, fopen, snprintf, qsort, isascii, strtol, malloc, rand are undeclared (%s)",
+			 "host-only random, strdup, fopen, snprintf, qsort, isascii, strtol, malloc, rand, "
+			 "strtoimax are undeclared (%s)",
 			 flag_sets[k]);
 		UNIT_CHECK(name, rc != 0 && msg && !missing,
 			   "dpusim-cc exited %d, %u names not reported undeclared (first %s)", rc,
