@@ -437,4 +437,80 @@ static inline uint32_t __dpurt_lsl_sub(uint32_t b, uint32_t a, uint32_t s)
 #define __builtin_cmpb4_s_rrr(dc, ra, rb) ((dc) = __DPURT_S(__dpurt_cmpb4((uint32_t)(ra), (uint32_t)(rb))))
 #define __builtin_cmpb4_u_rrr(dc, ra, rb) ((dc) = __DPURT_U(__dpurt_cmpb4((uint32_t)(ra), (uint32_t)(rb))))
 
+/*
+ * The _rrif and _rirf forms: the instruction with the condition "false",
+ * which never jumps (the SDK's false_cc argument, a string literal, is
+ * not otherwise used), its immediate a signed 24-bit field (sext_24_32 in
+ * UPMEM's QEMU): rc = ra OP imm, or for sub_rirf rc = imm - ra.
+ */
+static inline uint32_t __dpurt_imm24(uint32_t v)
+{
+	v &= 0xffffffU;
+	return v & 0x800000U ? v | 0xff000000U : v;
+}
+
+#define __DPURT_RRIF(fn, ra, imm, cc) \
+	((void)("" cc), fn((uint32_t)(ra), __dpurt_imm24(__DPURT_IMM(imm))))
+#define __DPURT_RIRF(imm, ra, cc) \
+	((void)("" cc), __dpurt_sub(__dpurt_imm24(__DPURT_IMM(imm)), (uint32_t)(ra)))
+
+#define __builtin_add_rrif(rc, ra, imm, false_cc) ((rc) = __DPURT_RRIF(__dpurt_add, ra, imm, false_cc))
+#define __builtin_add_s_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_S(__DPURT_RRIF(__dpurt_add, ra, imm, false_cc)))
+#define __builtin_add_u_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_U(__DPURT_RRIF(__dpurt_add, ra, imm, false_cc)))
+#define __builtin_sub_rrif(rc, ra, imm, false_cc) ((rc) = __DPURT_RRIF(__dpurt_sub, ra, imm, false_cc))
+#define __builtin_sub_s_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_S(__DPURT_RRIF(__dpurt_sub, ra, imm, false_cc)))
+#define __builtin_sub_u_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_U(__DPURT_RRIF(__dpurt_sub, ra, imm, false_cc)))
+#define __builtin_and_rrif(rc, ra, imm, false_cc) ((rc) = __DPURT_RRIF(__dpurt_and, ra, imm, false_cc))
+#define __builtin_and_s_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_S(__DPURT_RRIF(__dpurt_and, ra, imm, false_cc)))
+#define __builtin_and_u_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_U(__DPURT_RRIF(__dpurt_and, ra, imm, false_cc)))
+#define __builtin_or_rrif(rc, ra, imm, false_cc) ((rc) = __DPURT_RRIF(__dpurt_or, ra, imm, false_cc))
+#define __builtin_or_s_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_S(__DPURT_RRIF(__dpurt_or, ra, imm, false_cc)))
+#define __builtin_or_u_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_U(__DPURT_RRIF(__dpurt_or, ra, imm, false_cc)))
+#define __builtin_xor_rrif(rc, ra, imm, false_cc) ((rc) = __DPURT_RRIF(__dpurt_xor, ra, imm, false_cc))
+#define __builtin_xor_s_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_S(__DPURT_RRIF(__dpurt_xor, ra, imm, false_cc)))
+#define __builtin_xor_u_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_U(__DPURT_RRIF(__dpurt_xor, ra, imm, false_cc)))
+#define __builtin_nand_rrif(rc, ra, imm, false_cc) ((rc) = __DPURT_RRIF(__dpurt_nand, ra, imm, false_cc))
+#define __builtin_nand_s_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_S(__DPURT_RRIF(__dpurt_nand, ra, imm, false_cc)))
+#define __builtin_nand_u_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_U(__DPURT_RRIF(__dpurt_nand, ra, imm, false_cc)))
+#define __builtin_nor_rrif(rc, ra, imm, false_cc) ((rc) = __DPURT_RRIF(__dpurt_nor, ra, imm, false_cc))
+#define __builtin_nor_s_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_S(__DPURT_RRIF(__dpurt_nor, ra, imm, false_cc)))
+#define __builtin_nor_u_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_U(__DPURT_RRIF(__dpurt_nor, ra, imm, false_cc)))
+#define __builtin_nxor_rrif(rc, ra, imm, false_cc) ((rc) = __DPURT_RRIF(__dpurt_nxor, ra, imm, false_cc))
+#define __builtin_nxor_s_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_S(__DPURT_RRIF(__dpurt_nxor, ra, imm, false_cc)))
+#define __builtin_nxor_u_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_U(__DPURT_RRIF(__dpurt_nxor, ra, imm, false_cc)))
+#define __builtin_andn_rrif(rc, ra, imm, false_cc) ((rc) = __DPURT_RRIF(__dpurt_andn, ra, imm, false_cc))
+#define __builtin_andn_s_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_S(__DPURT_RRIF(__dpurt_andn, ra, imm, false_cc)))
+#define __builtin_andn_u_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_U(__DPURT_RRIF(__dpurt_andn, ra, imm, false_cc)))
+#define __builtin_orn_rrif(rc, ra, imm, false_cc) ((rc) = __DPURT_RRIF(__dpurt_orn, ra, imm, false_cc))
+#define __builtin_orn_s_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_S(__DPURT_RRIF(__dpurt_orn, ra, imm, false_cc)))
+#define __builtin_orn_u_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_U(__DPURT_RRIF(__dpurt_orn, ra, imm, false_cc)))
+#define __builtin_hash_rrif(rc, ra, imm, false_cc) ((rc) = __DPURT_RRIF(__dpurt_hash, ra, imm, false_cc))
+#define __builtin_hash_s_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_S(__DPURT_RRIF(__dpurt_hash, ra, imm, false_cc)))
+#define __builtin_hash_u_rrif(dc, ra, imm, false_cc) \
+	((dc) = __DPURT_U(__DPURT_RRIF(__dpurt_hash, ra, imm, false_cc)))
+#define __builtin_sub_rirf(rc, imm, ra, false_cc) ((rc) = __DPURT_RIRF(imm, ra, false_cc))
+#define __builtin_sub_s_rirf(dc, imm, ra, false_cc) ((dc) = __DPURT_S(__DPURT_RIRF(imm, ra, false_cc)))
+#define __builtin_sub_u_rirf(dc, imm, ra, false_cc) ((dc) = __DPURT_U(__DPURT_RIRF(imm, ra, false_cc)))
+
 #endif /* DPUSYSCORE_BUILT_INS_H */

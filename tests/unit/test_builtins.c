@@ -15,7 +15,8 @@
  * clo, cls, ext[su][bh] and cmpb4 (Cao..Extuh, Cmpb4 there).
  *
  * The other register instructions (add ... lsr1x, hash, sats, lsl_add,
- * lsr_add, rol_add, lsl_sub, sub_rir, and_[su]_rki) and the .s/.u forms
+ * lsr_add, rol_add, lsl_sub, sub_rir, and_[su]_rki, the _rrif/_rirf forms
+ * with the never-true condition "false") and the .s/.u forms
  * are tested against UPMEM's QEMU DPU target (upmem/qemu, commit 0562205,
  * target/dpu/translate.c and translate_defs.h): a shift or rotation uses
  * its operand's bits 0..4 (get_bits(v, 0, 4) / uext_5_32); lsl1/lsr1 are
@@ -681,6 +682,103 @@ static void test_sats_and_su(void)
 		   "%u results wrong", bad);
 }
 
+/*
+ * The _rrif/_rirf forms (condition "false": no jump), immediate a signed
+ * 24-bit field: as the _rri forms with the immediate sign-extended from
+ * bit 23 (UPMEM's QEMU: sext_24_32), for the SDK's in-range immediates
+ * the value written.
+ */
+static const uint32_t imm24_vals[] = {
+	0, 1, 0xffffffffU, 0x7fffffU, 0xff800000U, 0x10, 0x123456U, 0xfff00000U,
+};
+#define NIMM24 (sizeof(imm24_vals) / sizeof(imm24_vals[0]))
+#define RRIF_EACH(name, body)                                               \
+	body(name, "0") n++; body(name, "1") n++; body(name, "-1") n++;     \
+	body(name, "0x7fffff") n++; body(name, "-8388608") n++;             \
+	body(name, "0x10") n++; body(name, "0x123456") n++;                 \
+	body(name, "-1048576") n++;                                         \
+	(void)n;
+#define RRIF_BODY(name, lit)                                                \
+	__builtin_##name##_rrif(out[n].u32, a, lit, "false");               \
+	__builtin_##name##_rrif(s, a, lit, "false");                        \
+	out[n].s32 = (uint32_t)s;
+#define RRIF_BODY_SU(name, lit)                                             \
+	RRIF_BODY(name, lit)                                                \
+	__builtin_##name##_s_rrif(out[n].s64, a, lit, "false");             \
+	__builtin_##name##_u_rrif(out[n].u64, a, lit, "false");             \
+	out[n].has_su = 1;
+#define RRIF_DEF(name, body)                                                \
+	static void rrif_##name(uint32_t a, struct alu_res *out)            \
+	{                                                                   \
+		unsigned int n = 0;                                         \
+		int32_t s;                                                  \
+		memset(out, 0, NIMM24 * sizeof(*out));                      \
+		RRIF_EACH(name, body)                                       \
+	}
+
+RRIF_DEF(add, RRIF_BODY_SU) RRIF_DEF(sub, RRIF_BODY_SU) RRIF_DEF(and, RRIF_BODY_SU)
+RRIF_DEF(or, RRIF_BODY_SU) RRIF_DEF(xor, RRIF_BODY_SU) RRIF_DEF(nand, RRIF_BODY_SU)
+RRIF_DEF(nor, RRIF_BODY_SU) RRIF_DEF(nxor, RRIF_BODY_SU) RRIF_DEF(andn, RRIF_BODY_SU)
+RRIF_DEF(orn, RRIF_BODY_SU) RRIF_DEF(hash, RRIF_BODY_SU)
+
+static void rirf_sub(uint32_t a, struct alu_res *out)
+{
+	unsigned int n = 0;
+	int32_t s;
+
+#define RIRF_BODY(name, lit)                                                \
+	__builtin_##name##_rirf(out[n].u32, lit, a, "false");               \
+	__builtin_##name##_rirf(s, lit, a, "false");                        \
+	out[n].s32 = (uint32_t)s;                                           \
+	__builtin_##name##_s_rirf(out[n].s64, lit, a, "false");             \
+	__builtin_##name##_u_rirf(out[n].u64, lit, a, "false");             \
+	out[n].has_su = 1;
+	memset(out, 0, NIMM24 * sizeof(*out));
+	RRIF_EACH(sub, RIRF_BODY)
+#undef RIRF_BODY
+}
+
+static void test_rrif(void)
+{
+	static const struct rri_case rrifs[] = {
+		{ "add", OP_ADD, rrif_add }, { "sub", OP_SUB, rrif_sub },
+		{ "and", OP_AND, rrif_and }, { "or", OP_OR, rrif_or },
+		{ "xor", OP_XOR, rrif_xor }, { "nand", OP_NAND, rrif_nand },
+		{ "nor", OP_NOR, rrif_nor }, { "nxor", OP_NXOR, rrif_nxor },
+		{ "andn", OP_ANDN, rrif_andn }, { "orn", OP_ORN, rrif_orn },
+		{ "hash", OP_HASH, rrif_hash }, { "sub_rirf", OP_RSUB, rirf_sub },
+	};
+
+	for (unsigned int k = 0; k < sizeof(rrifs) / sizeof(rrifs[0]); k++) {
+		const struct rri_case *c = &rrifs[k];
+		unsigned int bad = 0;
+		uint32_t fa = 0, fi = 0, want0 = 0;
+		struct alu_res out[NIMM24], got = { 0 };
+		char name[96];
+
+		for (unsigned int i = 0; i < NVALS; i++) {
+			c->fn(alu_vals[i], out);
+			for (unsigned int j = 0; j < NIMM24; j++) {
+				/* rsub(a, imm) = imm - a: sub_rirf */
+				uint32_t want = isa_alu(c->op, alu_vals[i], imm24_vals[j]);
+
+				if (!res_ok(&out[j], want) && !bad++) {
+					fa = alu_vals[i];
+					fi = j;
+					got = out[j];
+					want0 = want;
+				}
+			}
+		}
+		snprintf(name, sizeof(name), "%s%s and its .s/.u forms: %zu 24-bit immediates match the ISA",
+			 c->name, c->op == OP_RSUB ? "" : "_rrif", NIMM24);
+		UNIT_CHECK(name, !bad,
+			   "%u wrong, first ra 0x%08x, immediate #%u: 0x%08x/0x%08x, .s 0x%016llx, .u 0x%016llx; ISA 0x%08x",
+			   bad, fa, fi, got.s32, got.u32, (unsigned long long)got.s64,
+			   (unsigned long long)got.u64, want0);
+	}
+}
+
 int main(void)
 {
 	for (unsigned int k = 0; k < sizeof(muls) / sizeof(muls[0]); k++)
@@ -690,6 +788,7 @@ int main(void)
 	test_count_and_extend();
 	test_rrr();
 	test_rri();
+	test_rrif();
 	test_rrri_rir_rki();
 	test_shift_pairs();
 	test_sats_and_su();
