@@ -9,6 +9,8 @@
 #include <string.h>
 
 #define __builtin_dpu_tid() me()
+/* nop: no operation (the SDK's __builtin_nop_(), an asm "nop") */
+#define __builtin_nop_() ((void)0)
 #include <mram.h>
 #define __builtin_dpu_ldma(to, from, size) mram_read((from), (to), (size))
 #define __builtin_dpu_sdma(from, to, size) mram_write((from), (to), (size))

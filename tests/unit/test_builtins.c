@@ -616,6 +616,9 @@ static void test_shift_pairs(void)
 		}
 	UNIT_CHECK("lsl/lslx and lsr/lsrx are the halves of a 64-bit shift", !bad,
 		   "%u pairs wrong", bad);
+
+	__builtin_nop_();
+	UNIT_CHECK("nop_ is a statement that does nothing", 1, "%s", "");
 }
 
 static void test_sats_and_su(void)
