@@ -61,8 +61,8 @@ static inline int32_t __dpurt_sbyte(uint32_t r, int high)
 
 /*
  * Counting and extension, op rc, ra on the 32-bit ra: cao counts its ones,
- * clz its leading zeros, clo its leading ones, cls its leading bits equal
- * to the sign bit (the sign bit included: cls of 0 and of -1 is 32); clz
+ * clz its leading zeros, clo its leading ones, cls the bits after the sign
+ * bit equal to it (as clrsb: cls of 0 and of -1 is 31, of 1 is 30); clz
  * of 0 is 32, not undefined as the host's __builtin_clz.  extsb, extsh,
  * extub and extuh sign- or zero-extend ra's low byte or half-word.
  * cmpb4 rc, ra, rb sets each byte of rc to 1 where ra's and rb's bytes
@@ -75,7 +75,7 @@ static inline uint32_t __dpurt_clz(uint32_t r)
 
 static inline uint32_t __dpurt_cls(uint32_t r)
 {
-	return __dpurt_clz(r & 0x80000000U ? ~r : r);
+	return __dpurt_clz(r & 0x80000000U ? ~r : r) - 1;
 }
 
 static inline uint32_t __dpurt_cmpb4(uint32_t a, uint32_t b)
