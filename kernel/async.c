@@ -4,7 +4,7 @@
  *
  * The submitting call (xfer_ioctl.c) does everything a synchronous
  * transfer does before the copy (check, pin and charge the user pages,
- * populate the memory), under the rank's xfer_lock, and queues a job on
+ * populate the memory), under the rank's state_lock, and queues a job on
  * the rank's list here: every error comes back at submit, with nothing
  * changed, and the queue only copies.  One work item per
  * rank (on an ordered workqueue) runs the jobs in submission order and
@@ -13,7 +13,7 @@
  * jobs, blocks, bytes (moved and padded) and pinned pages.  The job keeps
  * its own copy of the DPU and block lists (charged to the memory cgroup),
  * the pinned pages and their RLIMIT_MEMLOCK charge; the worker copies
- * under xfer_lock, unpins, uncharges and wakes DPUSIM_IOCTL_SYNC.
+ * under state_lock, unpins, uncharges and wakes DPUSIM_IOCTL_SYNC.
  *
  * Each job holds a reference on the rank's ownership (dpusim_rank_get()):
  * closing the file does not wait for the jobs; the last job to finish ends
@@ -22,7 +22,7 @@
  * The rank's status page (DPUSIM_MMAP_STATUS) counts the jobs queued and
  * the jobs done, so that a caller whose job is done skips the SYNC: a
  * system call per token for a stream's preload.  Each counter has one
- * writer at a time: the submits count under async_lock, the rank's work
+ * writer at a time: the submits count under async.lock, the rank's work
  * item (one at a time: an ordered workqueue) counts the jobs done.
  */
 #include <kunit/visibility.h>
@@ -35,7 +35,7 @@
 
 /**
  * struct dpusim_async_job - one queued DPUSIM_XFER_ASYNC transfer
- * @node: in the rank's async_jobs
+ * @node: in the rank's async.jobs
  * @rank: the rank
  * @p: the pinned transfer; its lists are the job's own copies
  * @seq: for the tracepoints: which job
@@ -87,19 +87,19 @@ int dpusim_async_init(struct dpusim_rank *rank)
 	if (!page)
 		return -ENOMEM;
 	/* lowmem: the kernel writes it through its own mapping */
-	rank->status = page_address(page);
-	atomic_set(&rank->async_pending, 0);
-	INIT_WORK(&rank->async_work, dpusim_async_work);
-	spin_lock_init(&rank->async_lock);
-	INIT_LIST_HEAD(&rank->async_jobs);
-	rank->async_running = false;
-	rank->async_share = NULL;
-	init_waitqueue_head(&rank->async_idle);
-	rank->async_wq = alloc_ordered_workqueue("dpusim_rank%u", 0,
+	rank->async.status = page_address(page);
+	atomic_set(&rank->async.pending, 0);
+	INIT_WORK(&rank->async.work, dpusim_async_work);
+	spin_lock_init(&rank->async.lock);
+	INIT_LIST_HEAD(&rank->async.jobs);
+	rank->async.running = false;
+	rank->async.share = NULL;
+	init_waitqueue_head(&rank->async.idle);
+	rank->async.wq = alloc_ordered_workqueue("dpusim_rank%u", 0,
 						 rank->index);
-	if (!rank->async_wq) {
+	if (!rank->async.wq) {
 		__free_page(page);
-		rank->status = NULL;
+		rank->async.status = NULL;
 		return -ENOMEM;
 	}
 	return 0;
@@ -112,12 +112,12 @@ int dpusim_async_init(struct dpusim_rank *rank)
  */
 void dpusim_async_fini(struct dpusim_rank *rank)
 {
-	if (!rank->async_wq)
+	if (!rank->async.wq)
 		return;
-	destroy_workqueue(rank->async_wq);
-	rank->async_wq = NULL;
-	__free_page(virt_to_page(rank->status));
-	rank->status = NULL;
+	destroy_workqueue(rank->async.wq);
+	rank->async.wq = NULL;
+	__free_page(virt_to_page(rank->async.status));
+	rank->async.status = NULL;
 }
 
 /* What a job adds to the queue's usage. */
@@ -136,7 +136,7 @@ static u64 dpusim_job_bytes(const struct dpusim_xfer_pin *p)
  */
 int dpusim_async_room(struct dpusim_rank *rank, const struct dpusim_xfer_pin *p)
 {
-	struct dpusim_async_usage *u = &rank->async_usage;
+	struct dpusim_async_usage *u = &rank->async.usage;
 
 	if (atomic_read(&u->jobs) >= DPUSIM_ASYNC_MAX_JOBS ||
 	    atomic_read(&u->blocks) > DPUSIM_ASYNC_MAX_BLOCKS - p->x.nr_blocks ||
@@ -149,7 +149,7 @@ int dpusim_async_room(struct dpusim_rank *rank, const struct dpusim_xfer_pin *p)
 static void dpusim_async_account(struct dpusim_rank *rank,
 				 const struct dpusim_xfer_pin *p, int sign)
 {
-	struct dpusim_async_usage *u = &rank->async_usage;
+	struct dpusim_async_usage *u = &rank->async.usage;
 
 	atomic_add(sign, &u->jobs);
 	atomic_add(sign * (int)p->x.nr_blocks, &u->blocks);
@@ -169,10 +169,10 @@ static void dpusim_async_job_free(struct dpusim_async_job *job, bool dirty)
 
 /*
  * The job's copy, its first piece shared with DPUSIM_IOCTL_SYNC
- * (dpusim_async_help()): published in @async_share while the worker
+ * (dpusim_async_help()): published in async.share while the worker
  * takes its chunks; then unpublished, and the worker waits for the
  * helpers still copying a chunk before it goes on (the share lives on
- * its stack, the pages stay pinned and the memory, under xfer_lock,
+ * its stack, the pages stay pinned and the memory, under state_lock,
  * loses none meanwhile).  The acquire pairs with the helpers' fully
  * ordered decrement: their chunks' bytes before what the worker does
  * next (the unpinning, the status page's count).
@@ -184,15 +184,15 @@ static void dpusim_async_copy(struct dpusim_rank *rank,
 	bool shared = dpusim_xfer_share_begin(rank, p, &sh);
 
 	if (shared) {
-		spin_lock(&rank->async_lock);
-		rank->async_share = &sh;
-		spin_unlock(&rank->async_lock);
+		spin_lock(&rank->async.lock);
+		rank->async.share = &sh;
+		spin_unlock(&rank->async.lock);
 	}
 	dpusim_xfer_share_copy(&sh);
 	if (shared) {
-		spin_lock(&rank->async_lock);
-		rank->async_share = NULL;
-		spin_unlock(&rank->async_lock);
+		spin_lock(&rank->async.lock);
+		rank->async.share = NULL;
+		spin_unlock(&rank->async.lock);
 		wait_var_event(&sh.helpers, !atomic_read_acquire(&sh.helpers));
 	}
 	dpusim_xfer_share_end(rank, p, &sh);
@@ -208,11 +208,11 @@ static void dpusim_async_help(struct dpusim_rank *rank)
 {
 	struct dpusim_xfer_share *sh;
 
-	spin_lock(&rank->async_lock);
-	sh = rank->async_share;
+	spin_lock(&rank->async.lock);
+	sh = rank->async.share;
 	if (sh)
 		atomic_inc(&sh->helpers);
-	spin_unlock(&rank->async_lock);
+	spin_unlock(&rank->async.lock);
 	if (!sh)
 		return;
 	dpusim_xfer_share_copy(sh);
@@ -227,11 +227,11 @@ static void dpusim_async_run(struct dpusim_async_job *job)
 	const struct dpusim_xfer *x = &job->p.x;
 	u64 t0 = 0, t1;
 
-	mutex_lock(&rank->xfer_lock);
+	mutex_lock(&rank->state_lock);
 	if (trace_dpusim_async_done_enabled() || trace_dpusim_xfer_enabled())
 		t0 = ktime_get_ns();
 	dpusim_async_copy(rank, &job->p);
-	mutex_unlock(&rank->xfer_lock);
+	mutex_unlock(&rank->state_lock);
 	if (t0) {
 		t1 = ktime_get_ns();
 		trace_dpusim_xfer(rank->index, x->nr_dpus, x->nr_blocks, job->p.bytes,
@@ -249,10 +249,10 @@ static void dpusim_async_run(struct dpusim_async_job *job)
 	 */
 	dpusim_rank_put(rank);
 	/* the copy and the unpinning before the count (the status page) */
-	smp_store_release(&rank->status->async_done,
-			  rank->status->async_done + 1);
-	if (atomic_dec_and_test(&rank->async_pending))
-		wake_up_all(&rank->async_idle);
+	smp_store_release(&rank->async.status->async_done,
+			  rank->async.status->async_done + 1);
+	if (atomic_dec_and_test(&rank->async.pending))
+		wake_up_all(&rank->async.idle);
 }
 
 /* The first queued job, taken off the list; NULL if there is none. */
@@ -261,13 +261,13 @@ static struct dpusim_async_job *dpusim_async_next(struct dpusim_rank *rank,
 {
 	struct dpusim_async_job *job;
 
-	spin_lock(&rank->async_lock);
-	job = list_first_entry_or_null(&rank->async_jobs, typeof(*job), node);
+	spin_lock(&rank->async.lock);
+	job = list_first_entry_or_null(&rank->async.jobs, typeof(*job), node);
 	if (job)
 		list_del(&job->node);
 	else if (last)
-		rank->async_running = false;	/* the next submit kicks */
-	spin_unlock(&rank->async_lock);
+		rank->async.running = false;	/* the next submit kicks */
+	spin_unlock(&rank->async.lock);
 	return job;
 }
 
@@ -279,13 +279,13 @@ static struct dpusim_async_job *dpusim_async_next(struct dpusim_rank *rank,
 static void dpusim_async_work(struct work_struct *work)
 {
 	struct dpusim_rank *rank = container_of(work, struct dpusim_rank,
-						async_work);
+						async.work);
 	struct dpusim_async_job *job;
 
 	for (;;) {
 		job = dpusim_async_next(rank, false);
 		if (!job) {
-			dpusim_poll(!list_empty_careful(&rank->async_jobs),
+			dpusim_poll(!list_empty_careful(&rank->async.jobs),
 				    DPUSIM_ASYNC_LINGER_NS, false);
 			job = dpusim_async_next(rank, true);
 			if (!job)
@@ -376,7 +376,7 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_async_job_drop);
 
 /**
  * dpusim_async_queue - queue a job, pinned and populated
- * @rank: the rank, its xfer_lock held (the submits queue in order)
+ * @rank: the rank, its state_lock held (the submits queue in order)
  * @p: the job's transfer; dpusim_async_room() allowed it
  *
  * The job holds a reference on the rank's ownership until it is done.
@@ -388,30 +388,30 @@ void dpusim_async_queue(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 	int queued;
 	bool kick;
 
-	lockdep_assert_held(&rank->xfer_lock);
+	lockdep_assert_held(&rank->state_lock);
 	job->rank = rank;
 	dpusim_async_account(rank, p, 1);
 	job->seq = atomic64_inc_return(&dpusim_async_seq);
 	if (trace_dpusim_async_done_enabled())
 		job->queued_ns = ktime_get_ns();
-	queued = atomic_inc_return(&rank->async_pending);
+	queued = atomic_inc_return(&rank->async.pending);
 	trace_dpusim_async_queue(rank->index, job->seq, x->nr_dpus, x->nr_blocks, p->bytes,
 				 queued);
 	dpusim_rank_get(rank);
-	spin_lock(&rank->async_lock);
-	list_add_tail(&job->node, &rank->async_jobs);
-	WRITE_ONCE(rank->status->async_queued, rank->status->async_queued + 1);
-	kick = !rank->async_running;
-	rank->async_running = true;
-	spin_unlock(&rank->async_lock);
+	spin_lock(&rank->async.lock);
+	list_add_tail(&job->node, &rank->async.jobs);
+	WRITE_ONCE(rank->async.status->async_queued, rank->async.status->async_queued + 1);
+	kick = !rank->async.running;
+	rank->async.running = true;
+	spin_unlock(&rank->async.lock);
 	if (kick)
-		queue_work(rank->async_wq, &rank->async_work);
+		queue_work(rank->async.wq, &rank->async.work);
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_async_queue);
 
 static bool dpusim_async_idle(struct dpusim_rank *rank)
 {
-	return !atomic_read(&rank->async_pending);
+	return !atomic_read(&rank->async.pending);
 }
 
 /**
@@ -430,7 +430,7 @@ int dpusim_async_wait_idle(struct dpusim_rank *rank, u32 timeout_ms)
 		return 0;
 	if (!timeout_ms)
 		timeout_ms = DPUSIM_SYNC_DEFAULT_TIMEOUT_MS;
-	left = wait_event_interruptible_timeout(rank->async_idle,
+	left = wait_event_interruptible_timeout(rank->async.idle,
 						dpusim_async_idle(rank),
 						msecs_to_jiffies(timeout_ms));
 	if (left < 0)
@@ -471,5 +471,5 @@ int dpusim_async_status_mmap(struct dpusim_rank *rank,
 		return -EPERM;
 	dpusim_vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
 	dpusim_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
-	return vm_insert_page(vma, vma->vm_start, virt_to_page(rank->status));
+	return vm_insert_page(vma, vma->vm_start, virt_to_page(rank->async.status));
 }

@@ -1,6 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * dpusim internal declarations shared by the module's files.
+ *
+ * Locking of a rank, outermost first:
+ *
+ *   rank->owner.lock        the owner's pid; taken alone, nothing nests
+ *   rank->state_lock        the rank's state: a transfer's check, pin,
+ *                           populate and copy (synchronous, or the queue's
+ *                           worker), the DPUs' run state and the workers'
+ *                           holds (run.c, worker.c), the streams and their
+ *                           cursors (stream.c), the emptying of a worker's
+ *                           window.  Calls take it interruptibly.
+ *     rank->run.worker_lock the worker files, their pids, the SHUTDOWN bit;
+ *                           also taken alone, by the owner file's release,
+ *                           which so never waits for a transfer
+ *     mmap_lock             pinning user pages faults them in; a window's
+ *                           filling and emptying read the worker's mm
+ *       worker->win_lock    a window's entries, also under the fault
+ *                           handler's mmap_lock (mmap.c)
+ *       stream job's start_lock  a worker's copy thread and move ring
+ *     rank->async.lock      (spinlock) the queue's list, its running flag
+ *                           and the shared copy; also taken alone by the
+ *                           queue's worker and by SYNC
+ *   a memory's xarray lock  a leaf: orders a page fault (which takes no
+ *                           rank lock: it runs under mmap_lock) against a
+ *                           transfer populating the same page
+ *
+ * The budget (atomic) and the memlock charges (pin.c) take no lock.
  */
 #ifndef _DPUSIM_H
 #define _DPUSIM_H
@@ -52,7 +78,7 @@ struct dpusim_budget {
  * struct dpusim_mem - one DPU's MRAM or WRAM, sparse
  * @pages: page index -> struct page *, present once written or mapped;
  *         pages are inserted and @nr_pages changed under its xa_lock (the
- *         transfers under the rank's xfer_lock, the page faults of a
+ *         transfers under the rank's state_lock, the page faults of a
  *         mapping without it)
  * @size: bytes
  * @nr_pages: resident pages
@@ -91,7 +117,7 @@ struct dpusim_worker;
  * @holder: the worker that claimed it (RUNNING only), or NULL
  * @reason: FAULT: why, NUL-terminated; otherwise empty
  *
- * The run state changes under the rank's xfer_lock, so that launches and
+ * The run state changes under the rank's state_lock, so that launches and
  * transfers serialise.
  */
 struct dpusim_dpu {
@@ -131,7 +157,7 @@ enum {
 /*
  * What the queued asynchronous transfers of the open file hold together,
  * against the DPUSIM_ASYNC_MAX_* limits.  Added at submit under the rank's
- * xfer_lock, subtracted by the worker.
+ * state_lock, subtracted by the worker.
  */
 struct dpusim_async_usage {
 	atomic_t jobs;
@@ -145,6 +171,87 @@ struct dpusim_xfer_pin;
 struct dpusim_xfer_share;
 
 /**
+ * struct dpusim_rank_owner - a rank's ownership (owner.c)
+ * @lock: protects @pid
+ * @pid: the process that opened the rank or made its latest call on it,
+ *       or NULL
+ * @ref: held by the open file, by each queued job and by each worker
+ *       file; the last put frees the rank's memory and ends the ownership
+ * @idle: woken when the ownership ends
+ */
+struct dpusim_rank_owner {
+	struct mutex lock;	/* protects pid */
+	struct pid *pid;
+	struct kref ref;
+	wait_queue_head_t idle;
+};
+
+/**
+ * struct dpusim_rank_async - a rank's queue of asynchronous transfers
+ * (async.c)
+ * @wq: workqueue of @work
+ * @work: runs the queued DPUSIM_XFER_ASYNC jobs, in order
+ * @lock: protects @jobs, @running and @share
+ * @jobs: jobs queued and not started, in submission order
+ * @running: @work is queued or runs (a new job needs no kick)
+ * @share: the chunks of the job being copied that a DPUSIM_IOCTL_SYNC may
+ *         copy too, or NULL
+ * @pending: jobs queued and not finished
+ * @status: the page at DPUSIM_MMAP_STATUS, written through this (lowmem)
+ *          address: async_queued under @lock, async_done by @work alone
+ * @idle: woken when @pending drops to 0
+ * @usage: what the queued jobs hold
+ */
+struct dpusim_rank_async {
+	struct workqueue_struct *wq;
+	struct work_struct work;
+	spinlock_t lock;	/* jobs, running, share */
+	struct list_head jobs;
+	bool running;
+	struct dpusim_xfer_share *share;
+	atomic_t pending;
+	struct dpusim_rank_status *status;
+	wait_queue_head_t idle;
+	struct dpusim_async_usage usage;
+};
+
+/**
+ * struct dpusim_rank_xfer - the transfer engine's state of a rank (xfer.c)
+ * @pinned_pages: user pages the rank's transfers hold pinned right now
+ * @split_c: the copy order's cursors for a synchronous copy on two CPUs
+ *           (DPUSIM_XFER_CHUNKS copies of one per DPU), under state_lock:
+ *           allocated with the rank, so that such a copy allocates none
+ * @split_act: its act arrays, likewise
+ */
+struct dpusim_rank_xfer {
+	atomic_long_t pinned_pages;
+	struct dpusim_cursor *split_c;
+	u32 *split_act;
+};
+
+/**
+ * struct dpusim_rank_run - the run state of a rank's DPUs and its workers
+ * (run.c, worker.c)
+ * @nr_running: DPUs RUNNING; under state_lock (READ_ONCE for poll)
+ * @nr_unheld: DPUs RUNNING that no worker holds; under state_lock
+ * @idle: poll() of the rank file: woken when @nr_running drops to 0
+ * @claim_wait: claimers wait here for @nr_unheld or SHUTDOWN
+ * @worker_lock: protects @workers, @nr_workers, the workers' pid lists
+ *               and the SHUTDOWN bit's transitions
+ * @workers: the open worker files (struct dpusim_worker)
+ * @nr_workers: entries of @workers
+ */
+struct dpusim_rank_run {
+	u32 nr_running;
+	u32 nr_unheld;
+	wait_queue_head_t idle;
+	wait_queue_head_t claim_wait;
+	struct mutex worker_lock;	/* workers, nr_workers, pids */
+	struct list_head workers;
+	u32 nr_workers;
+};
+
+/**
  * struct dpusim_rank - one simulated rank, /dev/dpusim/rank<index>
  * @dev: the device; its release frees the rank
  * @cdev: the char device
@@ -153,43 +260,17 @@ struct dpusim_xfer_share;
  * @mram_size: MRAM bytes per DPU
  * @wram_size: WRAM bytes per DPU
  * @flags: DPUSIM_RANK_*
- * @lock: protects @owner
- * @owner: the process that opened the rank or made its latest call on it,
- *         or NULL
- * @owner_ref: held by the open file, by each queued job and by each worker
- *             file; the last put frees the rank's memory and ends the
- *             ownership
- * @owner_idle: woken when the ownership ends
- * @xfer_lock: serialises the transfers of the rank
+ * @owner: the ownership
+ * @state_lock: the rank's state: a transfer's check, pin, populate and
+ *              copy, the DPUs' run state, the streams, the workers'
+ *              holds and windows (see Locking above)
  * @dpus: the DPUs, @nr_dpus of them
  * @budget: where the memory of the DPUs is charged
- * @stats: transfer counters
- * @async_wq: workqueue of @async_work
- * @async_work: runs the queued DPUSIM_XFER_ASYNC jobs, in order
- * @async_lock: protects @async_jobs, @async_running and @async_share
- * @async_jobs: jobs queued and not started, in submission order
- * @async_running: @async_work is queued or runs (a new job needs no kick)
- * @async_share: the chunks of the job being copied that a
- *               DPUSIM_IOCTL_SYNC may copy too (async.c), or NULL
- * @async_pending: jobs queued and not finished
- * @status: the page at DPUSIM_MMAP_STATUS, written through this (lowmem)
- *          address: @async_queued under @async_lock, @async_done by
- *          @async_work alone
- * @async_idle: woken when @async_pending drops to 0
- * @async_usage: what the queued jobs hold
- * @pinned_pages: user pages the rank's transfers hold pinned right now
- * @split_c: the copy order's cursors for a synchronous copy on two CPUs
- *           (DPUSIM_XFER_CHUNKS copies of one per DPU), under @xfer_lock:
- *           allocated with the rank, so that such a copy allocates none
- * @split_act: its act arrays, likewise
- * @nr_running: DPUs RUNNING; under @xfer_lock (READ_ONCE for poll)
- * @nr_unheld: DPUs RUNNING that no worker holds; under @xfer_lock
- * @run_idle: poll() of the rank file: woken when @nr_running drops to 0
- * @claim_wait: claimers wait here for @nr_unheld or SHUTDOWN
- * @worker_lock: protects @workers, @nr_workers, the workers' pid lists
- *               and the SHUTDOWN bit's transitions; nests in @xfer_lock
- * @workers: the open worker files (struct dpusim_worker)
- * @nr_workers: entries of @workers
+ * @stats: counters
+ * @async: the queue of asynchronous transfers
+ * @xfer: the transfer engine's state
+ * @run: the DPUs' run state and the workers
+ * @streams: the streams (stream.c), under @state_lock
  */
 struct dpusim_rank {
 	struct device dev;
@@ -199,35 +280,15 @@ struct dpusim_rank {
 	u64 mram_size;
 	u32 wram_size;
 	unsigned long flags;
-	struct mutex lock;	/* protects owner */
-	struct pid *owner;
-	struct kref owner_ref;
-	wait_queue_head_t owner_idle;
-	struct mutex xfer_lock;	/* one transfer at a time */
+	struct dpusim_rank_owner owner;
+	struct mutex state_lock;	/* the rank's state: see Locking */
 	struct dpusim_dpu *dpus;
 	struct dpusim_budget *budget;
 	struct dpusim_xfer_stats stats;
-	struct workqueue_struct *async_wq;
-	struct work_struct async_work;
-	spinlock_t async_lock;	/* async_jobs, async_running, async_share */
-	struct list_head async_jobs;
-	bool async_running;
-	struct dpusim_xfer_share *async_share;
-	atomic_t async_pending;
-	struct dpusim_rank_status *status;
-	wait_queue_head_t async_idle;
-	struct dpusim_async_usage async_usage;
-	atomic_long_t pinned_pages;
-	struct dpusim_cursor *split_c;
-	u32 *split_act;
-	u32 nr_running;
-	u32 nr_unheld;
-	wait_queue_head_t run_idle;
-	wait_queue_head_t claim_wait;
-	struct mutex worker_lock;	/* workers, nr_workers, pids */
-	struct list_head workers;
-	u32 nr_workers;
-	struct xarray streams;		/* stream.c, under xfer_lock */
+	struct dpusim_rank_async async;
+	struct dpusim_rank_xfer xfer;
+	struct dpusim_rank_run run;
+	struct xarray streams;
 };
 
 /**
@@ -238,7 +299,7 @@ struct dpusim_rank {
  * @ring_page: the move ring's page (DPUSIM_MMAP_MOVE_RING), or NULL
  * @ring: its kernel address; set once, under @start_lock
  * @ring_seen: the sequence number of the ring's move taken last (@thread's)
- * @pending: a move is queued or running; set under the rank's xfer_lock,
+ * @pending: a move is queued or running; set under the rank's state_lock,
  *           cleared by @thread when its copy is done
  * @down: from the stream to the DPU
  * @smem: the stream's memory
@@ -267,10 +328,10 @@ struct dpusim_stream_job {
 /**
  * struct dpusim_worker - one worker file
  * @rank: the rank; the worker holds a reference on its ownership
- * @node: in rank->workers, under rank->worker_lock
+ * @node: in rank->run.workers, under rank->run.worker_lock
  * @pids: struct dpusim_worker_pid, the processes that claimed through the
- *        file, under rank->worker_lock
- * @held: the DPU held, or -1; under rank->xfer_lock (READ_ONCE in mmap)
+ *        file, under rank->run.worker_lock
+ * @held: the DPU held, or -1; under rank->state_lock (READ_ONCE in mmap)
  * @win_lock: the window's page table entries (mmap.c), nested inside
  *            mmap_lock
  * @win_mm: the address space of the window (a reference, mmgrab()), or
@@ -306,14 +367,14 @@ struct dpusim_worker {
  * @budget: where they are charged
  * @mem: its memory, in EBSP's format
  *
- * All but @mem under the rank's xfer_lock.
+ * All but @mem under the rank's state_lock.
  */
 /**
  * struct dpusim_stream_buf - a core's registered token buffer (stream_buf.c)
  * @ref: the stream's while open, and one per move using it
  * @rank: the rank
  * @charge: @nr_pages pinned pages, charged to the registering process and
- *          @rank's pinned_pages (empty only for a KUnit test's buffer of
+ *          @rank's xfer.pinned_pages (empty only for a KUnit test's buffer of
  *          kernel pages)
  * @len: bytes registered
  * @nr_pages: entries of @pages

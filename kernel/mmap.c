@@ -7,13 +7,13 @@
  * offset inside it.
  *
  * The pages the memory already holds are mapped at mmap() time (a worker
- * maps each DPU it runs: one trap per page would cost more than the
- * program under emulation); the others at their first touch by the fault
- * handler, which allocates the page then and charges it to the module's
- * budget (SIGBUS over it).  The handler runs under mmap_lock, and the transfers
- * take mmap_lock (pinning user pages) under the rank's xfer_lock, so it
- * takes neither xfer_lock nor worker_lock: the memory's xarray lock
- * orders it against a transfer populating the same page.
+ * maps each DPU it runs, and a fault per page would cost it more than a
+ * small program); the others at their first touch by the fault handler,
+ * which allocates the page then and charges it to the module's budget
+ * (SIGBUS over it).  The handler runs under mmap_lock, which nests inside
+ * the rank's state_lock (dpusim.h), so it takes no rank lock: the
+ * memory's xarray lock orders it against a transfer populating the same
+ * page.
  *
  * The vma holds its file, and the file holds the rank's ownership (the
  * owner file itself, or a worker file's reference): the memory lives as
@@ -24,7 +24,7 @@
  * (dpusim_window_fill()), its fault handler maps the others at their first
  * touch, and FINISH empties it (dpusim_window_clear()).  A worker thus
  * runs DPU after DPU at fixed addresses with no mmap or mremap call, whose
- * vma work costs more than a small program under emulation.  Its entries
+ * vma work would cost more than a small program.  Its entries
  * are those of a VM_PFNMAP mapping, set by apply_to_page_range() as
  * i915_mm.c does: no page reference, no rmap.  A page they show must stay
  * in its memory as long as they do, and it does: the window only ever
@@ -32,8 +32,8 @@
  * loses pages only at the rank's teardown (every mapping gone: each holds
  * its file) and in dpusim_mem_undo() of a failed transfer or tag-matching
  * MRAM registration, neither of which may name a RUNNING DPU (EBUSY,
- * checked under xfer_lock); and the window is emptied under the rank's
- * xfer_lock when its DPU stops being held, before any transfer can name
+ * checked under state_lock); and the window is emptied under the rank's
+ * state_lock when its DPU stops being held, before any transfer can name
  * that DPU.  w->win_lock orders the fault handler (which checks the DPU
  * held) against the filling and the emptying.
  */
@@ -398,7 +398,7 @@ static void dpusim_window_zap(struct vm_area_struct *vma, u64 off, u64 len)
 
 /**
  * dpusim_window_clear - empty a worker's window
- * @w: the worker, whose DPU is no longer held; the rank's xfer_lock held,
+ * @w: the worker, whose DPU is no longer held; the rank's state_lock held,
  *     so that no transfer names that DPU before its pages left the window
  */
 void dpusim_window_clear(struct dpusim_worker *w)
@@ -406,7 +406,7 @@ void dpusim_window_clear(struct dpusim_worker *w)
 	struct mm_struct *mm = dpusim_window_mm(w);
 	struct vm_area_struct *vma;
 
-	lockdep_assert_held(&w->rank->xfer_lock);
+	lockdep_assert_held(&w->rank->state_lock);
 	if (!mm)
 		return;
 	mmap_read_lock(mm);

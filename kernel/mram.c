@@ -9,8 +9,8 @@
  * The pages live in an xarray indexed by page number, so that the fault
  * handler of a mapping (mmap.c) maps the very pages the transfer engine
  * copies into.  Transfers serialise among themselves (the rank's
- * xfer_lock); a page fault inserts pages without that lock (it runs under
- * mmap_lock, which the transfers take under xfer_lock to pin), so every
+ * state_lock); a page fault inserts pages without that lock (it runs under
+ * mmap_lock, which the transfers take under state_lock to pin), so every
  * insertion, removal and count change is done under the xarray's own
  * lock, and a mapped page holds a reference of its own: the pages are
  * freed with put_page().  Lookups are RCU-safe.

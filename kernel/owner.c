@@ -35,17 +35,17 @@ static int dpusim_rank_try_claim(struct dpusim_rank *rank)
 {
 	int ret = 0;
 
-	mutex_lock(&rank->lock);
+	mutex_lock(&rank->owner.lock);
 	if (test_bit(DPUSIM_RANK_OWNED, &rank->flags)) {
 		ret = test_bit(DPUSIM_RANK_CLOSED, &rank->flags) ? -EAGAIN :
 								    -EBUSY;
 	} else {
-		kref_init(&rank->owner_ref);
+		kref_init(&rank->owner.ref);
 		clear_bit(DPUSIM_RANK_CLOSED, &rank->flags);
 		set_bit(DPUSIM_RANK_OWNED, &rank->flags);
-		rank->owner = get_pid(task_tgid(current));
+		rank->owner.pid = get_pid(task_tgid(current));
 	}
-	mutex_unlock(&rank->lock);
+	mutex_unlock(&rank->owner.lock);
 	return ret;
 }
 
@@ -71,7 +71,7 @@ int dpusim_rank_claim(struct dpusim_rank *rank)
 		ret = dpusim_rank_try_claim(rank);
 		if (ret != -EAGAIN)
 			return ret;
-		left = wait_event_interruptible_timeout(rank->owner_idle,
+		left = wait_event_interruptible_timeout(rank->owner.idle,
 							!test_bit(DPUSIM_RANK_OWNED,
 								  flags),
 							timeout);
@@ -94,41 +94,41 @@ void dpusim_rank_touch_owner(struct dpusim_rank *rank)
 {
 	struct pid *pid = task_tgid(current);
 
-	if (READ_ONCE(rank->owner) == pid)
+	if (READ_ONCE(rank->owner.pid) == pid)
 		return;
-	mutex_lock(&rank->lock);
-	if (rank->owner && rank->owner != pid) {
-		put_pid(rank->owner);
-		WRITE_ONCE(rank->owner, get_pid(pid));
+	mutex_lock(&rank->owner.lock);
+	if (rank->owner.pid && rank->owner.pid != pid) {
+		put_pid(rank->owner.pid);
+		WRITE_ONCE(rank->owner.pid, get_pid(pid));
 	}
-	mutex_unlock(&rank->lock);
+	mutex_unlock(&rank->owner.lock);
 }
 
 /* The last reference: free the memory, end the ownership. */
 static void dpusim_rank_teardown(struct kref *kref)
 {
 	struct dpusim_rank *rank = container_of(kref, struct dpusim_rank,
-						owner_ref);
+						owner.ref);
 
 	dpusim_rank_free_memory(rank);
 	dpusim_run_reset(rank);
-	mutex_lock(&rank->lock);
-	put_pid(rank->owner);
-	rank->owner = NULL;
+	mutex_lock(&rank->owner.lock);
+	put_pid(rank->owner.pid);
+	rank->owner.pid = NULL;
 	clear_bit(DPUSIM_RANK_CLOSED, &rank->flags);
 	clear_bit(DPUSIM_RANK_OWNED, &rank->flags);
-	mutex_unlock(&rank->lock);
-	wake_up_all(&rank->owner_idle);
+	mutex_unlock(&rank->owner.lock);
+	wake_up_all(&rank->owner.idle);
 }
 
 /* A queued job's or a worker file's reference on the ownership. */
 void dpusim_rank_get(struct dpusim_rank *rank)
 {
-	kref_get(&rank->owner_ref);
+	kref_get(&rank->owner.ref);
 }
 
 void dpusim_rank_put(struct dpusim_rank *rank)
 {
-	kref_put(&rank->owner_ref, dpusim_rank_teardown);
+	kref_put(&rank->owner.ref, dpusim_rank_teardown);
 }
 

@@ -52,10 +52,10 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_geometry_check);
 /* The arrays dpusim_rank_init() allocates (NULL: never allocated) */
 static void dpusim_rank_free_arrays(struct dpusim_rank *rank)
 {
-	kvfree(rank->split_act);
-	rank->split_act = NULL;
-	kvfree(rank->split_c);
-	rank->split_c = NULL;
+	kvfree(rank->xfer.split_act);
+	rank->xfer.split_act = NULL;
+	kvfree(rank->xfer.split_c);
+	rank->xfer.split_c = NULL;
 	kvfree(rank->dpus);
 	rank->dpus = NULL;
 }
@@ -77,11 +77,14 @@ int dpusim_rank_init(struct dpusim_rank *rank, u32 index,
 
 	rank->index = index;
 	rank->dpus = kvcalloc(geo->nr_dpus, sizeof(*rank->dpus), GFP_KERNEL);
-	rank->split_c = kvcalloc(array_size(DPUSIM_XFER_CHUNKS, geo->nr_dpus),
-				 sizeof(*rank->split_c), GFP_KERNEL);
-	rank->split_act = kvcalloc(array_size(DPUSIM_XFER_CHUNKS, geo->nr_dpus),
-				   sizeof(*rank->split_act), GFP_KERNEL);
-	if (!rank->dpus || !rank->split_c || !rank->split_act ||
+	rank->xfer.split_c = kvcalloc(array_size(DPUSIM_XFER_CHUNKS,
+						 geo->nr_dpus),
+				      sizeof(*rank->xfer.split_c), GFP_KERNEL);
+	rank->xfer.split_act = kvcalloc(array_size(DPUSIM_XFER_CHUNKS,
+						   geo->nr_dpus),
+					sizeof(*rank->xfer.split_act),
+					GFP_KERNEL);
+	if (!rank->dpus || !rank->xfer.split_c || !rank->xfer.split_act ||
 	    dpusim_async_init(rank)) {
 		dpusim_rank_free_arrays(rank);
 		return -ENOMEM;
@@ -91,10 +94,10 @@ int dpusim_rank_init(struct dpusim_rank *rank, u32 index,
 	rank->wram_size = geo->wram_size;
 	rank->budget = budget;
 	/* Unowned, the rank holds its own reference: jobs may come and go. */
-	kref_init(&rank->owner_ref);
-	init_waitqueue_head(&rank->owner_idle);
-	mutex_init(&rank->lock);
-	mutex_init(&rank->xfer_lock);
+	kref_init(&rank->owner.ref);
+	init_waitqueue_head(&rank->owner.idle);
+	mutex_init(&rank->owner.lock);
+	mutex_init(&rank->state_lock);
 	dpusim_run_init(rank);
 	xa_init_flags(&rank->streams, XA_FLAGS_ALLOC);
 	for (i = 0; i < rank->nr_dpus; i++) {
@@ -118,11 +121,11 @@ void dpusim_rank_fini(struct dpusim_rank *rank)
 	dpusim_async_fini(rank);
 	dpusim_rank_free_memory(rank);
 	dpusim_rank_free_arrays(rank);
-	put_pid(rank->owner);
-	rank->owner = NULL;
-	mutex_destroy(&rank->worker_lock);
-	mutex_destroy(&rank->xfer_lock);
-	mutex_destroy(&rank->lock);
+	put_pid(rank->owner.pid);
+	rank->owner.pid = NULL;
+	mutex_destroy(&rank->run.worker_lock);
+	mutex_destroy(&rank->state_lock);
+	mutex_destroy(&rank->owner.lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_rank_fini);
 

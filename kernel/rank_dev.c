@@ -278,18 +278,18 @@ int dpusim_launch(struct dpusim_rank *rank, u32 first, u32 nr)
 		ret = dpusim_async_wait_idle(rank, 0);
 		if (ret)
 			return ret;
-		ret = mutex_lock_interruptible(&rank->xfer_lock);
+		ret = mutex_lock_interruptible(&rank->state_lock);
 		if (ret)
 			return ret;
-		/* Jobs are queued under xfer_lock: none can slip in now. */
-		if (!atomic_read(&rank->async_pending))
+		/* Jobs are queued under state_lock: none can slip in now. */
+		if (!atomic_read(&rank->async.pending))
 			break;
-		mutex_unlock(&rank->xfer_lock);
+		mutex_unlock(&rank->state_lock);
 	}
 	ret = dpusim_launch_locked(rank, first, nr);
-	mutex_unlock(&rank->xfer_lock);
+	mutex_unlock(&rank->state_lock);
 	if (!ret)
-		wake_up_all(&rank->claim_wait);
+		wake_up_all(&rank->run.claim_wait);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_launch);
@@ -458,8 +458,8 @@ static __poll_t dpusim_rank_poll(struct file *filp, struct poll_table_struct *wa
 {
 	struct dpusim_rank *rank = filp->private_data;
 
-	poll_wait(filp, &rank->run_idle, wait);
-	return READ_ONCE(rank->nr_running) ? 0 : EPOLLIN | EPOLLRDNORM;
+	poll_wait(filp, &rank->run.idle, wait);
+	return READ_ONCE(rank->run.nr_running) ? 0 : EPOLLIN | EPOLLRDNORM;
 }
 
 /**
@@ -568,9 +568,9 @@ static ssize_t owner_pid_show(struct device *dev,
 	struct dpusim_rank *rank = to_rank(dev);
 	pid_t pid;
 
-	mutex_lock(&rank->lock);
-	pid = pid_nr_ns(rank->owner, task_active_pid_ns(current));
-	mutex_unlock(&rank->lock);
+	mutex_lock(&rank->owner.lock);
+	pid = pid_nr_ns(rank->owner.pid, task_active_pid_ns(current));
+	mutex_unlock(&rank->owner.lock);
 	return sysfs_emit(buf, "%d\n", pid);
 }
 static DEVICE_ATTR_RO(owner_pid);
@@ -609,7 +609,7 @@ static ssize_t pinned_pages_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%ld\n",
-			  atomic_long_read(&to_rank(dev)->pinned_pages));
+			  atomic_long_read(&to_rank(dev)->xfer.pinned_pages));
 }
 static DEVICE_ATTR_RO(pinned_pages);
 
@@ -618,7 +618,7 @@ static ssize_t async_jobs_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%d\n",
-			  atomic_read(&to_rank(dev)->async_usage.jobs));
+			  atomic_read(&to_rank(dev)->async.usage.jobs));
 }
 static DEVICE_ATTR_RO(async_jobs);
 
@@ -626,7 +626,7 @@ static ssize_t async_blocks_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%d\n",
-			  atomic_read(&to_rank(dev)->async_usage.blocks));
+			  atomic_read(&to_rank(dev)->async.usage.blocks));
 }
 static DEVICE_ATTR_RO(async_blocks);
 
@@ -634,7 +634,7 @@ static ssize_t async_bytes_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%lld\n",
-			  atomic64_read(&to_rank(dev)->async_usage.bytes));
+			  atomic64_read(&to_rank(dev)->async.usage.bytes));
 }
 static DEVICE_ATTR_RO(async_bytes);
 
@@ -642,7 +642,7 @@ static ssize_t async_pages_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%ld\n",
-			  atomic_long_read(&to_rank(dev)->async_usage.pages));
+			  atomic_long_read(&to_rank(dev)->async.usage.pages));
 }
 static DEVICE_ATTR_RO(async_pages);
 

@@ -6,10 +6,11 @@
  * keeps transfers off RUNNING DPUs.  The worker processes that run the
  * programs end each run (worker.c).
  *
- * Locking.  The run state of every DPU (state, launches, reason, holder),
- * rank->nr_running and rank->nr_unheld change under the rank's xfer_lock,
- * so that launches and transfers serialise: a transfer naming a RUNNING
- * DPU fails with EBUSY, checked under the same lock.
+ * Locking (the order: dpusim.h).  The run state of every DPU (state,
+ * launches, reason, holder), run.nr_running and run.nr_unheld change under
+ * the rank's state_lock, so that launches and transfers serialise: a
+ * transfer naming a RUNNING DPU fails with EBUSY, checked under the same
+ * lock.
  */
 #include <kunit/visibility.h>
 #include <linux/string.h>
@@ -24,13 +25,13 @@
  */
 void dpusim_run_init(struct dpusim_rank *rank)
 {
-	init_waitqueue_head(&rank->run_idle);
-	init_waitqueue_head(&rank->claim_wait);
-	mutex_init(&rank->worker_lock);
-	INIT_LIST_HEAD(&rank->workers);
-	rank->nr_workers = 0;
-	rank->nr_running = 0;
-	rank->nr_unheld = 0;
+	init_waitqueue_head(&rank->run.idle);
+	init_waitqueue_head(&rank->run.claim_wait);
+	mutex_init(&rank->run.worker_lock);
+	INIT_LIST_HEAD(&rank->run.workers);
+	rank->run.nr_workers = 0;
+	rank->run.nr_running = 0;
+	rank->run.nr_unheld = 0;
 }
 
 /**
@@ -51,14 +52,14 @@ void dpusim_run_reset(struct dpusim_rank *rank)
 		dpu->holder = NULL;
 		memset(dpu->reason, 0, sizeof(dpu->reason));
 	}
-	WRITE_ONCE(rank->nr_running, 0);
-	rank->nr_unheld = 0;
+	WRITE_ONCE(rank->run.nr_running, 0);
+	rank->run.nr_unheld = 0;
 	clear_bit(DPUSIM_RANK_SHUTDOWN, &rank->flags);
 }
 
 /**
  * dpusim_dpu_end - the run of a DPU ends
- * @rank: the rank, its xfer_lock held
+ * @rank: the rank, its state_lock held
  * @i: the DPU, RUNNING
  * @state: DPUSIM_DPU_DONE or DPUSIM_DPU_FAULT
  * @reason: with a fault, what happened
@@ -71,7 +72,7 @@ void dpusim_dpu_end(struct dpusim_rank *rank, u32 i, u32 state,
 {
 	struct dpusim_dpu *dpu = &rank->dpus[i];
 
-	lockdep_assert_held(&rank->xfer_lock);
+	lockdep_assert_held(&rank->state_lock);
 	if (WARN_ON_ONCE(dpu->state != DPUSIM_DPU_RUNNING))
 		return;
 	if (dpu->holder) {
@@ -80,7 +81,7 @@ void dpusim_dpu_end(struct dpusim_rank *rank, u32 i, u32 state,
 		WRITE_ONCE(dpu->holder->held, -1);
 		dpu->holder = NULL;
 	} else {
-		rank->nr_unheld--;
+		rank->run.nr_unheld--;
 	}
 	WRITE_ONCE(dpu->state, state);
 	strscpy_pad(dpu->reason, reason, sizeof(dpu->reason));
@@ -90,14 +91,14 @@ void dpusim_dpu_end(struct dpusim_rank *rank, u32 i, u32 state,
 	}
 	trace_dpusim_launch_end(rank->index, i, state == DPUSIM_DPU_FAULT,
 				dpu->run_start_ns ? ktime_get_ns() - dpu->run_start_ns : 0);
-	WRITE_ONCE(rank->nr_running, rank->nr_running - 1);
-	if (!rank->nr_running)
-		wake_up_all(&rank->run_idle);
+	WRITE_ONCE(rank->run.nr_running, rank->run.nr_running - 1);
+	if (!rank->run.nr_running)
+		wake_up_all(&rank->run.idle);
 }
 
 /**
  * dpusim_run_check_xfer - may a transfer name these DPUs?
- * @rank: the rank, its xfer_lock held
+ * @rank: the rank, its state_lock held
  * @dpus: the transfer's DPUs, checked
  * @nr_dpus: how many
  *
@@ -108,8 +109,8 @@ int dpusim_run_check_xfer(struct dpusim_rank *rank,
 {
 	u32 i;
 
-	lockdep_assert_held(&rank->xfer_lock);
-	if (!rank->nr_running)
+	lockdep_assert_held(&rank->state_lock);
+	if (!rank->run.nr_running)
 		return 0;
 	for (i = 0; i < nr_dpus; i++)
 		if (rank->dpus[dpus[i].dpu].state == DPUSIM_DPU_RUNNING)
@@ -120,7 +121,7 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_run_check_xfer);
 
 /**
  * dpusim_launch_locked - set DPUs RUNNING
- * @rank: the rank, its xfer_lock held, no asynchronous transfer queued
+ * @rank: the rank, its state_lock held, no asynchronous transfer queued
  * @first: first DPU
  * @nr: DPUs, checked against the rank
  *
@@ -132,9 +133,9 @@ int dpusim_launch_locked(struct dpusim_rank *rank, u32 first, u32 nr)
 	struct dpusim_dpu *dpu;
 	u32 i;
 
-	lockdep_assert_held(&rank->xfer_lock);
-	/* Worker files only go away under xfer_lock: this cannot change. */
-	if (!READ_ONCE(rank->nr_workers))
+	lockdep_assert_held(&rank->state_lock);
+	/* Worker files only go away under state_lock: this cannot change. */
+	if (!READ_ONCE(rank->run.nr_workers))
 		return -ESRCH;
 	for (i = first; i < first + nr; i++)
 		if (rank->dpus[i].state == DPUSIM_DPU_RUNNING)
@@ -147,8 +148,8 @@ int dpusim_launch_locked(struct dpusim_rank *rank, u32 first, u32 nr)
 		dpu->run_start_ns = trace_dpusim_launch_end_enabled() ? ktime_get_ns() : 0;
 		trace_dpusim_launch_start(rank->index, i);
 	}
-	WRITE_ONCE(rank->nr_running, rank->nr_running + nr);
-	WRITE_ONCE(rank->nr_unheld, rank->nr_unheld + nr);
+	WRITE_ONCE(rank->run.nr_running, rank->run.nr_running + nr);
+	WRITE_ONCE(rank->run.nr_unheld, rank->run.nr_unheld + nr);
 	atomic64_add(nr, &rank->stats.launches);
 	return 0;
 }
@@ -174,7 +175,7 @@ int dpusim_dpu_status(struct dpusim_rank *rank, u32 first, u32 nr,
 
 	if (first >= rank->nr_dpus || nr > rank->nr_dpus - first)
 		return -EINVAL;
-	ret = mutex_lock_interruptible(&rank->xfer_lock);
+	ret = mutex_lock_interruptible(&rank->state_lock);
 	if (ret)
 		return ret;
 	*nr_running = 0;
@@ -187,7 +188,7 @@ int dpusim_dpu_status(struct dpusim_rank *rank, u32 first, u32 nr,
 		*nr_running += dpu->state == DPUSIM_DPU_RUNNING;
 		*nr_fault += dpu->state == DPUSIM_DPU_FAULT;
 	}
-	mutex_unlock(&rank->xfer_lock);
+	mutex_unlock(&rank->state_lock);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_dpu_status);

@@ -12,7 +12,7 @@
  * stream open.  Streams are numbered from 0 in creation order and go with
  * the rank's ownership (dpusim_stream_free_all()).
  *
- * Locking: the rank's xfer_lock, as for the transfers that move tokens.
+ * Locking: the rank's state_lock, as for the transfers that move tokens.
  */
 #include <kunit/visibility.h>
 #include <linux/highmem.h>
@@ -263,14 +263,14 @@ static int dpusim_stream_create_answer(struct dpusim_rank *rank,
 	/*
 	 * The number is reserved (a NULL entry: lookups find nothing), the
 	 * answer written, and only then the stream stored, all under
-	 * xfer_lock (a copy to user space may fault: mmap_lock nests inside
-	 * xfer_lock, as for the transfers' pinning).
+	 * state_lock (a copy to user space may fault: mmap_lock nests inside
+	 * state_lock, as for the transfers' pinning).
 	 */
-	mutex_lock(&rank->xfer_lock);
+	mutex_lock(&rank->state_lock);
 	ret = xa_alloc(&rank->streams, &id, NULL,
 		       XA_LIMIT(0, DPUSIM_STREAM_MAX - 1), GFP_KERNEL_ACCOUNT);
 	if (ret) {
-		mutex_unlock(&rank->xfer_lock);
+		mutex_unlock(&rank->state_lock);
 		ret = ret == -EBUSY ? -ENOSPC : ret;
 		goto out_undo;
 	}
@@ -282,11 +282,11 @@ static int dpusim_stream_create_answer(struct dpusim_rank *rank,
 	ret = ucmd ? dpusim_ucmd_respond(ucmd, sizeof(*c)) : 0;
 	if (ret) {
 		xa_erase(&rank->streams, id);
-		mutex_unlock(&rank->xfer_lock);
+		mutex_unlock(&rank->state_lock);
 		goto out_undo;
 	}
 	xa_store(&rank->streams, id, s, GFP_KERNEL_ACCOUNT); /* reserved: no allocation */
-	mutex_unlock(&rank->xfer_lock);
+	mutex_unlock(&rank->state_lock);
 	kvfree(undo.entries);
 	return 0;
 
@@ -316,7 +316,7 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_create);
 
 /**
  * dpusim_stream_core_check - may the caller act as @core?
- * @rank: the rank, its xfer_lock held
+ * @rank: the rank, its state_lock held
  * @core: a DPU of the rank
  * @w: the worker file of a DPU program, or NULL (a host thread, through
  *     the rank file)
@@ -329,14 +329,14 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_create);
 int dpusim_stream_core_check(struct dpusim_rank *rank, u32 core,
 			     struct dpusim_worker *w)
 {
-	lockdep_assert_held(&rank->xfer_lock);
+	lockdep_assert_held(&rank->state_lock);
 	if (w)
 		return w->held >= 0 && w->held == core ? 0 : -EPERM;
 	return rank->dpus[core].state == DPUSIM_DPU_RUNNING ? -EBUSY : 0;
 }
 
 /*
- * Open, close or seek; with @ucmd the answer is written under xfer_lock
+ * Open, close or seek; with @ucmd the answer is written under state_lock
  * before the stream changes: a call that fails changes nothing.  An
  * OPEN's buffer is pinned first, outside the lock (pinning may fault),
  * and let go if the open fails; a CLOSE lets go of the stream's.
@@ -363,7 +363,7 @@ static int dpusim_stream_cmd_answer(struct dpusim_rank *rank, unsigned int cmd,
 		if (IS_ERR(buf))
 			return PTR_ERR(buf);
 	}
-	ret = mutex_lock_interruptible(&rank->xfer_lock);
+	ret = mutex_lock_interruptible(&rank->state_lock);
 	if (ret)
 		goto out_buf;
 	ret = dpusim_stream_core_check(rank, c->core, w);
@@ -419,7 +419,7 @@ static int dpusim_stream_cmd_answer(struct dpusim_rank *rank, unsigned int cmd,
 			swap(s->buf, buf);	/* OPEN: in; CLOSE: out */
 	}
 out:
-	mutex_unlock(&rank->xfer_lock);
+	mutex_unlock(&rank->state_lock);
 out_buf:
 	/* a failed OPEN's, or the one CLOSE took out (moves hold their own) */
 	dpusim_stream_buf_put(buf);
@@ -444,7 +444,7 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_cmd);
 
 /**
  * dpusim_stream_move_check - may this transfer move a token of its stream?
- * @rank: the rank, its xfer_lock held
+ * @rank: the rank, its state_lock held
  * @x: a DPUSIM_XFER_STREAM transfer, its header checked
  * @core: the core moving (dpus[0].dpu)
  *
@@ -458,7 +458,7 @@ int dpusim_stream_move_check(struct dpusim_rank *rank,
 	u64 off, used;
 	u32 size, n;
 
-	lockdep_assert_held(&rank->xfer_lock);
+	lockdep_assert_held(&rank->state_lock);
 	if (!s)
 		return -ENOENT;
 	if (s->core < 0 || s->core != (s32)core)
@@ -487,7 +487,7 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_move_check);
 
 /**
  * dpusim_stream_move_done - a checked move is carried out (or queued)
- * @rank: the rank, its xfer_lock held
+ * @rank: the rank, its state_lock held
  * @x: the transfer
  *
  * The cursor goes to the next token; an up move makes the stream end
@@ -499,7 +499,7 @@ void dpusim_stream_move_done(struct dpusim_rank *rank,
 	struct dpusim_stream *s = xa_load(&rank->streams, x->stream);
 	u32 n;
 
-	lockdep_assert_held(&rank->xfer_lock);
+	lockdep_assert_held(&rank->state_lock);
 	if (WARN_ON_ONCE(!s))
 		return;
 	if (!(x->flags & DPUSIM_XFER_FROM_DPU)) {
@@ -544,7 +544,7 @@ struct dpusim_mem *dpusim_stream_mem(struct dpusim_rank *rank, u32 id)
 
 /**
  * dpusim_stream_buf_get - the registered buffer a move of @x may use
- * @rank: the rank, its xfer_lock held
+ * @rank: the rank, its state_lock held
  * @x: a DPUSIM_XFER_STREAM_BUF transfer, its stream checked
  *
  * Return: the buffer of @x's stream, with a reference for the move; or
@@ -556,7 +556,7 @@ struct dpusim_stream_buf *dpusim_stream_buf_get(struct dpusim_rank *rank,
 {
 	struct dpusim_stream *s = xa_load(&rank->streams, x->stream);
 
-	lockdep_assert_held(&rank->xfer_lock);
+	lockdep_assert_held(&rank->state_lock);
 	if (!s || !s->buf)
 		return ERR_PTR(-EINVAL);
 	if (s->buf->charge.mm != current->mm)

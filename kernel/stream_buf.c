@@ -47,7 +47,7 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_stream_buf_put);
 
 /**
  * dpusim_stream_buf_register - pin a core's token buffer
- * @rank: the rank (its pinned_pages counts the buffer's pages)
+ * @rank: the rank (its xfer.pinned_pages counts the buffer's pages)
  * @addr: the buffer, page aligned, in the caller's memory
  * @len: its bytes, 1 .. DPUSIM_STREAM_MAX_BUF
  *
@@ -83,7 +83,7 @@ struct dpusim_stream_buf *dpusim_stream_buf_register(struct dpusim_rank *rank,
 		ret = -ENOMEM;
 		goto err_free;
 	}
-	ret = dpusim_charge(&b->charge, &rank->pinned_pages, b->nr_pages);
+	ret = dpusim_charge(&b->charge, &rank->xfer.pinned_pages, b->nr_pages);
 	if (ret)
 		goto err_free;
 	ret = dpusim_pin_longterm(addr, b->nr_pages, FOLL_WRITE, b->pages);

@@ -8,7 +8,7 @@
  * needs to be).
  *
  * A move is checked, the pages it writes allocated and the stream's
- * cursor moved under the rank's xfer_lock, as for a transfer; then the
+ * cursor moved under the rank's state_lock, as for a transfer; then the
  * copy runs at once, or, for an asynchronous move (a preload), on the
  * worker's copy thread while the program computes.  A worker file has at
  * most one move in flight (struct dpusim_stream_job): the next move waits
@@ -16,7 +16,7 @@
  * from dpusim_dpu_end() and the unclaim), so a job only ever writes the
  * memory of a DPU that is RUNNING and held by its worker.  Such a memory
  * loses no page (mmap.c), a stream loses none while the rank is owned,
- * and the job takes no lock: flushing it under xfer_lock cannot deadlock.
+ * and the job takes no lock: flushing it under state_lock cannot deadlock.
  */
 #include <linux/kthread.h>
 #include <linux/overflow.h>
@@ -62,7 +62,7 @@ static int dpusim_worker_stream_move_locked(struct dpusim_worker *w,
  * store of @pending before that look (store_release_wake_up()).  Without
  * it the look may pass the store (a store buffer), find the queue empty
  * while the waiter, queued meanwhile, still reads @pending true, and the
- * waiter sleeps for ever: uninterruptibly, under the rank's xfer_lock
+ * waiter sleeps for ever: uninterruptibly, under the rank's state_lock
  * (FINISH, the release of the worker file).
  */
 static void dpusim_stream_job_run(struct dpusim_stream_job *job)
@@ -114,7 +114,7 @@ static void dpusim_stream_ring_flags(struct dpusim_stream_job *job, u32 flags)
 }
 
 /*
- * Take the rank's xfer_lock for a move of the ring, no queued move left
+ * Take the rank's state_lock for a move of the ring, no queued move left
  * (they run first).  The thread must not sleep on the lock: its holder
  * may be waiting in dpusim_stream_job_flush() (FINISH, or the worker
  * file's release, right after an asynchronous
@@ -128,7 +128,7 @@ static void dpusim_stream_ring_flags(struct dpusim_stream_job *job, u32 flags)
 static void dpusim_stream_ring_lock(struct dpusim_worker *w)
 {
 	struct dpusim_stream_job *job = &w->move;
-	struct mutex *lock = &w->rank->xfer_lock;
+	struct mutex *lock = &w->rank->state_lock;
 	u64 end = local_clock() + DPUSIM_STREAM_POLL_NS;
 
 	for (;;) {
@@ -176,7 +176,7 @@ static void dpusim_stream_ring_run(struct dpusim_worker *w)
 	/* a move left over from the run of another DPU does not happen */
 	ret = dpu == w->held ? dpusim_worker_stream_move_locked(w, &m, NULL) :
 			       -EPERM;
-	mutex_unlock(&w->rank->xfer_lock);
+	mutex_unlock(&w->rank->state_lock);
 	WRITE_ONCE(r->result, ret);
 	WRITE_ONCE(r->next, ret ? 0 : m.next);
 	/* release: the answer before its number */
@@ -325,7 +325,7 @@ int dpusim_stream_ring_mmap(struct dpusim_worker *w,
  * dpusim_stream_job_flush - wait for the worker's move in flight
  * @w: the worker
  *
- * May be called under the rank's xfer_lock (the copy takes no lock).
+ * May be called under the rank's state_lock (the copy takes no lock).
  */
 void dpusim_stream_job_flush(struct dpusim_worker *w)
 {
@@ -395,7 +395,7 @@ static int dpusim_stream_job_populate(struct dpusim_stream_job *job, u64 len)
 }
 
 /*
- * A move, the rank's xfer_lock held and no move in flight; with @ucmd
+ * A move, the rank's state_lock held and no move in flight; with @ucmd
  * its answer is written before anything changes.
  */
 static int dpusim_worker_stream_move_locked(struct dpusim_worker *w,
@@ -410,7 +410,7 @@ static int dpusim_worker_stream_move_locked(struct dpusim_worker *w,
 	s32 dpu;
 	int ret;
 
-	lockdep_assert_held(&rank->xfer_lock);
+	lockdep_assert_held(&rank->state_lock);
 	if (m->flags & ~(DPUSIM_STREAM_MOVE_DOWN | DPUSIM_STREAM_MOVE_ASYNC) ||
 	    !m->nr_blocks || m->nr_blocks > DPUSIM_STREAM_MOVE_MAX_BLOCKS ||
 	    m->__reserved)
@@ -468,7 +468,7 @@ static int dpusim_worker_stream_move_answer(struct dpusim_worker *w,
 					    struct dpusim_worker_stream_move *m,
 					    struct dpusim_ucmd *ucmd)
 {
-	struct mutex *lock = &w->rank->xfer_lock;
+	struct mutex *lock = &w->rank->state_lock;
 	int ret;
 
 	for (;;) {

@@ -20,7 +20,7 @@
  *
  * Locking, outermost first: ctx->lock (object tables), qp->lock (one send
  * at a time per QP), srq->lock (the SRQ's serialisation point: matching,
- * its buffers, its connections), rank->xfer_lock (MRAM regions, at
+ * its buffers, its connections), rank->state_lock (MRAM regions, at
  * registration only), cq->lock (spinlock, ring producer), the xarrays'
  * own locks; tm->users_lock is taken alone.
  *

@@ -143,7 +143,7 @@ static int dpusim_tm_mr_mram(struct dpusim_tm_mr *mr,
 		goto out_fput;
 	}
 
-	mutex_lock(&rank->xfer_lock);
+	mutex_lock(&rank->state_lock);
 	/* as a transfer: its pages may be in a worker's window (mmap.c) */
 	if (rank->dpus[cmd->dpu].state == DPUSIM_DPU_RUNNING) {
 		ret = -EBUSY;
@@ -158,7 +158,7 @@ static int dpusim_tm_mr_mram(struct dpusim_tm_mr *mr,
 	dpusim_rank_get(rank);
 	mr->rank = rank;
 out_unlock:
-	mutex_unlock(&rank->xfer_lock);
+	mutex_unlock(&rank->state_lock);
 	if (ret) {
 		kvfree(mr->pages);
 		mr->pages = NULL;

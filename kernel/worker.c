@@ -5,14 +5,10 @@
  * worker file, rank_dev.c) through which user-space worker processes run
  * the programs, DPU after DPU.  The DPUs' run state: run.c.
  *
- * Locking.  The run state of every DPU (state, launches, reason, holder),
- * rank->nr_running, rank->nr_unheld and worker->held change under the
- * rank's xfer_lock, so that launches and transfers serialise: a transfer
- * naming a RUNNING DPU fails with EBUSY, checked under the same lock.
- * rank->worker_lock, nested inside xfer_lock, protects the list of worker
- * files, their lists of pids and the setting of DPUSIM_RANK_SHUTDOWN; the
- * release of the owner file takes only worker_lock, so it never waits for
- * a transfer.  Neither lock is taken under mmap_lock (mmap.c).
+ * Locking (the order: dpusim.h).  worker->held changes under the rank's
+ * state_lock, with the DPU's run state.  rank->run.worker_lock protects
+ * the list of worker files, their lists of pids and the setting of
+ * DPUSIM_RANK_SHUTDOWN.
  *
  * Lifetime.  Each worker file holds a reference on the rank's ownership
  * (dpusim_rank_get()), as a queued job does: when the owner file is
@@ -59,16 +55,16 @@ struct dpusim_worker *dpusim_worker_create(struct dpusim_rank *rank)
 	INIT_LIST_HEAD(&w->pids);
 	mutex_init(&w->win_lock);
 	dpusim_stream_job_init(w);
-	mutex_lock(&rank->worker_lock);
-	if (rank->nr_workers >= DPUSIM_MAX_WORKERS) {
-		mutex_unlock(&rank->worker_lock);
+	mutex_lock(&rank->run.worker_lock);
+	if (rank->run.nr_workers >= DPUSIM_MAX_WORKERS) {
+		mutex_unlock(&rank->run.worker_lock);
 		kfree(w);
 		return ERR_PTR(-E2BIG);
 	}
-	list_add_tail(&w->node, &rank->workers);
-	WRITE_ONCE(rank->nr_workers, rank->nr_workers + 1);
+	list_add_tail(&w->node, &rank->run.workers);
+	WRITE_ONCE(rank->run.nr_workers, rank->run.nr_workers + 1);
 	dpusim_rank_get(rank);
-	mutex_unlock(&rank->worker_lock);
+	mutex_unlock(&rank->run.worker_lock);
 	return w;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_worker_create);
@@ -88,19 +84,19 @@ void dpusim_worker_destroy(struct dpusim_worker *w)
 	bool last;
 	u32 i;
 
-	mutex_lock(&rank->xfer_lock);
+	mutex_lock(&rank->state_lock);
 	if (w->held >= 0)
 		dpusim_dpu_end(rank, w->held, DPUSIM_DPU_FAULT, "worker exited");
-	mutex_lock(&rank->worker_lock);
+	mutex_lock(&rank->run.worker_lock);
 	list_del(&w->node);
-	WRITE_ONCE(rank->nr_workers, rank->nr_workers - 1);
-	last = !rank->nr_workers;
-	mutex_unlock(&rank->worker_lock);
-	for (i = 0; last && rank->nr_unheld && i < rank->nr_dpus; i++)
+	WRITE_ONCE(rank->run.nr_workers, rank->run.nr_workers - 1);
+	last = !rank->run.nr_workers;
+	mutex_unlock(&rank->run.worker_lock);
+	for (i = 0; last && rank->run.nr_unheld && i < rank->nr_dpus; i++)
 		if (rank->dpus[i].state == DPUSIM_DPU_RUNNING)
 			dpusim_dpu_end(rank, i, DPUSIM_DPU_FAULT,
 				       "no worker left");
-	mutex_unlock(&rank->xfer_lock);
+	mutex_unlock(&rank->state_lock);
 
 	list_for_each_entry_safe(p, n, &w->pids, node) {
 		put_pid(p->pid);
@@ -126,13 +122,13 @@ void dpusim_worker_shutdown(struct dpusim_rank *rank)
 	struct dpusim_worker_pid *p;
 	struct dpusim_worker *w;
 
-	mutex_lock(&rank->worker_lock);
+	mutex_lock(&rank->run.worker_lock);
 	set_bit(DPUSIM_RANK_SHUTDOWN, &rank->flags);
-	list_for_each_entry(w, &rank->workers, node)
+	list_for_each_entry(w, &rank->run.workers, node)
 		list_for_each_entry(p, &w->pids, node)
 			kill_pid(p->pid, SIGKILL, 1);
-	mutex_unlock(&rank->worker_lock);
-	wake_up_all(&rank->claim_wait);
+	mutex_unlock(&rank->run.worker_lock);
+	wake_up_all(&rank->run.claim_wait);
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_worker_shutdown);
 
@@ -140,7 +136,7 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_worker_shutdown);
  * Record the calling process as a worker of the rank (once; entries of
  * processes gone are dropped on the way), using *@spare if a node is
  * needed.  Kernel threads are never recorded.  -ESHUTDOWN once the owner
- * file is released: the check and the record are under worker_lock, as
+ * file is released: the check and the record are under run.worker_lock, as
  * the shutdown is, so no claimer escapes the kill.
  */
 static int dpusim_worker_note_pid(struct dpusim_worker *w,
@@ -151,7 +147,7 @@ static int dpusim_worker_note_pid(struct dpusim_worker *w,
 	bool found = false;
 	int ret = 0;
 
-	mutex_lock(&w->rank->worker_lock);
+	mutex_lock(&w->rank->run.worker_lock);
 	if (test_bit(DPUSIM_RANK_SHUTDOWN, &w->rank->flags)) {
 		ret = -ESHUTDOWN;
 		goto out;
@@ -174,7 +170,7 @@ static int dpusim_worker_note_pid(struct dpusim_worker *w,
 		list_add_tail(&p->node, &w->pids);
 	}
 out:
-	mutex_unlock(&w->rank->worker_lock);
+	mutex_unlock(&w->rank->run.worker_lock);
 	return ret;
 }
 
@@ -187,13 +183,13 @@ static int dpusim_worker_take(struct dpusim_worker *w,
 	u32 i;
 	int ret;
 
-	lockdep_assert_held(&rank->xfer_lock);
+	lockdep_assert_held(&rank->state_lock);
 	if (w->held >= 0)
 		return -EINVAL;
 	ret = dpusim_worker_note_pid(w, spare);
 	if (ret)
 		return ret;
-	if (!rank->nr_unheld)
+	if (!rank->run.nr_unheld)
 		return -EAGAIN;
 	for (i = 0; i < rank->nr_dpus; i++)
 		if (rank->dpus[i].state == DPUSIM_DPU_RUNNING &&
@@ -203,7 +199,7 @@ static int dpusim_worker_take(struct dpusim_worker *w,
 		return -EAGAIN;
 	rank->dpus[i].holder = w;
 	WRITE_ONCE(w->held, i);
-	rank->nr_unheld--;
+	rank->run.nr_unheld--;
 	*dpu = i;
 	*launches = rank->dpus[i].launches;
 	return 0;
@@ -211,7 +207,7 @@ static int dpusim_worker_take(struct dpusim_worker *w,
 
 static bool dpusim_claim_ready(struct dpusim_rank *rank)
 {
-	return READ_ONCE(rank->nr_unheld) ||
+	return READ_ONCE(rank->run.nr_unheld) ||
 	       test_bit(DPUSIM_RANK_SHUTDOWN, &rank->flags);
 }
 
@@ -246,14 +242,14 @@ int dpusim_worker_claim(struct dpusim_worker *w, u32 flags, u32 timeout_ms,
 	if (!spare)
 		return -ENOMEM;
 	for (;;) {
-		ret = mutex_lock_interruptible(&rank->xfer_lock);
+		ret = mutex_lock_interruptible(&rank->state_lock);
 		if (ret)
 			break;
 		ret = dpusim_worker_take(w, &spare, dpu, launches);
-		mutex_unlock(&rank->xfer_lock);
+		mutex_unlock(&rank->state_lock);
 		if (ret != -EAGAIN || (flags & DPUSIM_CLAIM_NONBLOCK))
 			break;
-		left = wait_event_interruptible_timeout(rank->claim_wait,
+		left = wait_event_interruptible_timeout(rank->run.claim_wait,
 							dpusim_claim_ready(rank),
 							left);
 		if (left < 0) {
@@ -280,18 +276,18 @@ void dpusim_worker_unclaim(struct dpusim_worker *w, u32 dpu)
 {
 	struct dpusim_rank *rank = w->rank;
 
-	mutex_lock(&rank->xfer_lock);
+	mutex_lock(&rank->state_lock);
 	if (w->held == dpu) {
 		/* another thread of the worker may have moved a token */
 		dpusim_stream_job_flush(w);
 		rank->dpus[dpu].holder = NULL;
 		WRITE_ONCE(w->held, -1);
-		rank->nr_unheld++;
+		rank->run.nr_unheld++;
 		/* a fault of another thread may have mapped a page already */
 		dpusim_window_clear(w);
 	}
-	mutex_unlock(&rank->xfer_lock);
-	wake_up_all(&rank->claim_wait);
+	mutex_unlock(&rank->state_lock);
+	wake_up_all(&rank->run.claim_wait);
 }
 
 /**
@@ -316,7 +312,7 @@ int dpusim_worker_finish(struct dpusim_worker *w, u32 dpu, u32 flags,
 	if (fault ? !memchr(reason, 0, DPUSIM_REASON_LEN) :
 		    !!memchr_inv(reason, 0, DPUSIM_REASON_LEN))
 		return -EINVAL;
-	ret = mutex_lock_interruptible(&rank->xfer_lock);
+	ret = mutex_lock_interruptible(&rank->state_lock);
 	if (ret)
 		return ret;
 	if (w->held < 0 || w->held != dpu) {
@@ -328,7 +324,7 @@ int dpusim_worker_finish(struct dpusim_worker *w, u32 dpu, u32 flags,
 		/* before any transfer may name the DPU (mmap.c) */
 		dpusim_window_clear(w);
 	}
-	mutex_unlock(&rank->xfer_lock);
+	mutex_unlock(&rank->state_lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_worker_finish);

@@ -296,7 +296,7 @@ static int dpusim_xfer_pin_scattered(struct dpusim_rank *rank,
 	}
 
 	/* 2: number them in address order, pin runs of adjacent pages */
-	ret = dpusim_charge(&p->charge, &rank->pinned_pages, n);
+	ret = dpusim_charge(&p->charge, &rank->xfer.pinned_pages, n);
 	if (ret)
 		goto out;
 	ret = -ENOMEM;
@@ -341,7 +341,7 @@ out:
 
 /**
  * dpusim_xfer_populate - allocate the memory pages a transfer writes
- * @rank: the rank, its xfer_lock held
+ * @rank: the rank, its state_lock held
  * @p: the transfer
  *
  * All pages are charged at once; nothing to do from the DPU.
@@ -360,7 +360,7 @@ int dpusim_xfer_populate(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 	u32 i;
 	int ret;
 
-	lockdep_assert_held(&rank->xfer_lock);
+	lockdep_assert_held(&rank->state_lock);
 	if (x->flags & DPUSIM_XFER_FROM_DPU)
 		return 0;
 	for (i = 0; i < x->nr_dpus; b += dpus[i++].nr_blocks) {
@@ -406,7 +406,7 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_populate);
 
 /*
  * The memory page of the cursor's DPU that holds byte @off.  Small blocks
- * put many pieces in one page: the last lookup is kept.  Under xfer_lock,
+ * put many pieces in one page: the last lookup is kept.  Under state_lock,
  * which the copy holds, pages are never removed; a page fault of a
  * mapping may fill a hole meanwhile (a hole read as zeros is then as if
  * the copy ran first).
@@ -634,7 +634,7 @@ static void dpusim_xfer_copy_end(struct dpusim_rank *rank,
 
 /**
  * dpusim_xfer_share_begin - start a copy whose first piece may be shared
- * @rank: the rank, its xfer_lock held
+ * @rank: the rank, its state_lock held
  * @p: the pinned, populated transfer (one copy order)
  * @sh: filled in: the first piece, no chunk taken
  *
@@ -651,7 +651,7 @@ bool dpusim_xfer_share_begin(struct dpusim_rank *rank, struct dpusim_xfer_pin *p
 	struct dpusim_cursor *cur;
 	u64 addr = 0, len = 0;
 
-	lockdep_assert_held(&rank->xfer_lock);
+	lockdep_assert_held(&rank->state_lock);
 	memset(sh, 0, sizeof(*sh));
 	sh->last = 1;
 	sh->to_mem = !(p->x.flags & DPUSIM_XFER_FROM_DPU);
@@ -707,14 +707,14 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_share_copy);
 
 /**
  * dpusim_xfer_share_end - the rest of the copy, after the shared piece
- * @rank: the rank, its xfer_lock held since dpusim_xfer_share_begin()
+ * @rank: the rank, its state_lock held since dpusim_xfer_share_begin()
  * @p: the transfer
  * @sh: the piece: every chunk copied, no helper copying any more
  */
 void dpusim_xfer_share_end(struct dpusim_rank *rank, struct dpusim_xfer_pin *p,
 			   struct dpusim_xfer_share *sh)
 {
-	lockdep_assert_held(&rank->xfer_lock);
+	lockdep_assert_held(&rank->state_lock);
 	if (sh->orig) {
 		sh->orig->off += sh->len;
 		dpusim_copy_pieces(&p->o, p->pages, &sh->last, &sh->nr, U64_MAX,
@@ -737,7 +737,7 @@ static void dpusim_xfer_copy_one(struct dpusim_rank *rank,
 
 /**
  * dpusim_xfer_copy - move the bytes of a pinned, populated transfer
- * @rank: the rank, its xfer_lock held
+ * @rank: the rank, its state_lock held
  * @p: the transfer; on two CPUs if dpusim_xfer_pin_user() chose so
  *     (@p->nr_orders)
  *
@@ -747,7 +747,7 @@ void dpusim_xfer_copy(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 {
 	struct dpusim_copy_part part;
 
-	lockdep_assert_held(&rank->xfer_lock);
+	lockdep_assert_held(&rank->state_lock);
 	if (p->nr_orders > 1)
 		dpusim_xfer_copy_end(rank, p, dpusim_xfer_copy_two(rank, p, &part));
 	else
@@ -804,14 +804,13 @@ static int dpusim_xfer_pages_stream_buf(struct dpusim_xfer_pin *p,
 
 /**
  * dpusim_xfer_pin_user - allocate the order and pin a transfer's user pages
- * @rank: the rank, its xfer_lock held
+ * @rank: the rank, its state_lock held
  * @p: p->x, p->dpus and p->blocks set and checked, with DPUs; p->smem
  *     and p->sbuf as struct dpusim_xfer_pin says
  *
  * Each distinct page is pinned once and charged to the caller's
- * RLIMIT_MEMLOCK.  Called under xfer_lock (lock order: xfer_lock, then
- * mmap_lock in the page faults of pinning), so that a call waiting for
- * the rank holds no pages.
+ * RLIMIT_MEMLOCK.  Called under state_lock (before mmap_lock: dpusim.h),
+ * so that a call waiting for the rank holds no pages.
  *
  * Return: 0, then dpusim_xfer_unpin() releases @p; or -ENOMEM, -EFAULT,
  * -E2BIG (over DPUSIM_XFER_MAX_PAGES) with nothing pinned or allocated.
@@ -823,7 +822,7 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 	bool sorted;
 	int ret;
 
-	lockdep_assert_held(&rank->xfer_lock);
+	lockdep_assert_held(&rank->state_lock);
 	p->rank = rank;
 	p->npinned = 0;
 	p->pages = NULL;
@@ -833,15 +832,15 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 	/*
 	 * A copy of the arrays per chunk of a copy on two CPUs: a large
 	 * synchronous one (an asynchronous one leaves the other CPU to the
-	 * caller), in the rank's own arrays (under xfer_lock from here to
+	 * caller), in the rank's own arrays (under state_lock from here to
 	 * dpusim_xfer_unpin(): a kvmalloc() of them took 70 to 100 us of a
 	 * 1 MiB transfer to 64 DPUs under emulation).
 	 */
 	p->nr_orders = !(x->flags & DPUSIM_XFER_ASYNC) && dpusim_xfer_split(p) ?
 		       DPUSIM_XFER_CHUNKS : 1;
 	if (p->nr_orders > 1) {
-		p->o.c = rank->split_c;
-		p->o.act = rank->split_act;
+		p->o.c = rank->xfer.split_c;
+		p->o.act = rank->xfer.split_act;
 	} else if (x->nr_dpus == 1) {
 		p->o.c = &p->c1;
 		p->o.act = &p->act1;
@@ -876,7 +875,7 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 		goto err;
 	}
 	if (sorted) {
-		ret = dpusim_charge(&p->charge, &rank->pinned_pages,
+		ret = dpusim_charge(&p->charge, &rank->xfer.pinned_pages,
 				    nr_pages);
 		if (ret)
 			goto err;

@@ -4,7 +4,7 @@
  * else, then run synchronously or queued (DPUSIM_XFER_ASYNC) over the
  * transfer engine (xfer.c).  The checks against the rank's state (a DPU
  * running, a stream's core and cursor) and the resolution of a stream's
- * memory and buffer happen here, under the rank's xfer_lock, so that the
+ * memory and buffer happen here, under the rank's state_lock, so that the
  * engine and the queue below call nothing above them.
  */
 #include <kunit/visibility.h>
@@ -59,7 +59,7 @@ static int dpusim_xfer_check_header(const struct dpusim_rank *rank,
 
 /**
  * dpusim_xfer_check_locked - what a transfer needs of the rank's state
- * @rank: the rank, its xfer_lock held
+ * @rank: the rank, its state_lock held
  * @x: the header
  * @dpus: its DPUs
  *
@@ -138,7 +138,7 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_check);
 
 /*
  * A stream move's memory and registered buffer, for the engine: under
- * xfer_lock, once dpusim_xfer_check_locked() passed.  The buffer's
+ * state_lock, once dpusim_xfer_check_locked() passed.  The buffer's
  * reference goes to @p (dpusim_xfer_unpin() drops it).
  */
 static int dpusim_xfer_resolve(struct dpusim_rank *rank,
@@ -162,7 +162,7 @@ static int dpusim_xfer_resolve(struct dpusim_rank *rank,
 
 /*
  * The asynchronous sequence: everything the synchronous one does before
- * the copy, under xfer_lock, then the job goes on the rank's queue
+ * the copy, under state_lock, then the job goes on the rank's queue
  * (async.c), which copies, unpins and counts it done.  Every error comes
  * back here, with nothing changed.  With @taken, see dpusim_xfer_exec().
  */
@@ -174,7 +174,7 @@ static int dpusim_xfer_submit(struct dpusim_rank *rank,
 
 	if (!p)
 		return -ENOMEM;
-	ret = mutex_lock_interruptible(&rank->xfer_lock);
+	ret = mutex_lock_interruptible(&rank->state_lock);
 	if (ret)
 		goto err_drop;
 	ret = dpusim_xfer_check_locked(rank, &p->x, p->dpus);
@@ -197,13 +197,13 @@ static int dpusim_xfer_submit(struct dpusim_rank *rank,
 	if (p->x.flags & DPUSIM_XFER_STREAM)
 		dpusim_stream_move_done(rank, &p->x);	/* the cursor moves now */
 	dpusim_async_queue(rank, p);
-	mutex_unlock(&rank->xfer_lock);
+	mutex_unlock(&rank->state_lock);
 	if (taken)
 		*taken = true;
 	return 0;
 
 err_unlock:
-	mutex_unlock(&rank->xfer_lock);
+	mutex_unlock(&rank->state_lock);
 err_drop:
 	dpusim_async_job_drop(p, taken);
 	return ret;
@@ -211,7 +211,7 @@ err_drop:
 
 /*
  * The synchronous sequence: queued transfers of the rank go first, then,
- * under xfer_lock, check against the rank's state, pin, populate, copy.
+ * under state_lock, check against the rank's state, pin, populate, copy.
  */
 static int dpusim_xfer_sync(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 {
@@ -222,7 +222,7 @@ static int dpusim_xfer_sync(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 	ret = dpusim_async_wait_idle(rank, 0);
 	if (ret)
 		return ret;
-	ret = mutex_lock_interruptible(&rank->xfer_lock);
+	ret = mutex_lock_interruptible(&rank->state_lock);
 	if (ret)
 		return ret;
 	if (trace_dpusim_xfer_enabled())
@@ -241,7 +241,7 @@ static int dpusim_xfer_sync(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 		}
 		dpusim_xfer_unpin(p, !ret);
 	}
-	mutex_unlock(&rank->xfer_lock);
+	mutex_unlock(&rank->state_lock);
 	if (!ret)
 		trace_dpusim_xfer(rank->index, x->nr_dpus, x->nr_blocks, p->bytes,
 				  x->flags & DPUSIM_XFER_FROM_DPU, false,
@@ -283,7 +283,7 @@ static int dpusim_xfer_exec(struct dpusim_rank *rank,
  *
  * With DPUSIM_XFER_ASYNC the transfer is queued once checked, pinned and
  * populated (async.c); without it, queued transfers of the rank go first,
- * then, under the rank's xfer_lock, pin, populate, copy.
+ * then, under the rank's state_lock, pin, populate, copy.
  *
  * Return: 0, or an errno of struct dpusim_xfer with nothing changed.
  */

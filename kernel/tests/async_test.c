@@ -58,7 +58,7 @@ static void async_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC | DPUSIM_XFER_FROM_DPU,
 				  2 * PAGE_SIZE, dpus, 2, from, 2), 0);
 	KUNIT_EXPECT_EQ(test, dpusim_async_sync(&t->rank, 0), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async_pending), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async.pending), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&t->rank.stats.ioctls), 2);
 	KUNIT_EXPECT_EQ(test, locked_vm(), base);
 
@@ -97,7 +97,7 @@ static void async_submit_errors_change_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC, PAGE_SIZE, dpus, 2,
 				  two, 2), -ENOSPC);
 
-	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async_pending), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async.pending), 0);
 	KUNIT_EXPECT_EQ(test, dpusim_async_sync(&t->rank, 0), 0);
 	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank, DPUSIM_MRAM), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 0);
@@ -122,11 +122,11 @@ static void async_memlock_returns_to_zero(struct kunit *test)
 	block_rank(t, &blk);
 	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC, 2 * PAGE_SIZE, dpus,
 				  2, b, 2), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async_pending), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async.pending), 1);
 	KUNIT_EXPECT_EQ(test, locked_vm(), base + 5);
 	/* A sync with a short timeout gives up, the job stays queued. */
 	KUNIT_EXPECT_EQ(test, dpusim_async_sync(&t->rank, 1), -ETIMEDOUT);
-	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async_pending), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async.pending), 1);
 	unblock_rank(&blk);
 
 	KUNIT_EXPECT_EQ(test, dpusim_async_sync(&t->rank, 0), 0);
@@ -140,7 +140,7 @@ static void async_memlock_returns_to_zero(struct kunit *test)
 static void async_status_counts(struct kunit *test)
 {
 	struct xfer_fixture *t = test->priv;
-	const struct dpusim_rank_status *st = t->rank.status;
+	const struct dpusim_rank_status *st = t->rank.async.status;
 	const struct dpusim_xfer_dpu dpus[] = { { 0, 1 } };
 	const struct dpusim_block b[] = { { xfer_uaddr(t, 0), PAGE_SIZE } };
 	const struct dpusim_block bad[] = {
@@ -188,12 +188,12 @@ static void async_fini_waits(struct kunit *test)
 	block_rank(t, &blk);
 	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC | DPUSIM_XFER_FROM_DPU,
 				  3 * PAGE_SIZE, dpus, 1, from, 1), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async_pending), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async.pending), 1);
 	complete(&blk.go);
 	dpusim_rank_fini(&t->rank);
 	destroy_work_on_stack(&blk.work);
 
-	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async_pending), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async.pending), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->budget.pages), 0);
 	KUNIT_EXPECT_EQ(test, locked_vm(), base);
 	KUNIT_ASSERT_EQ(test, copy_from_user(got, t->umem + XFER_UMEM_HALF,
@@ -232,14 +232,14 @@ static void async_pins_each_page_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC, nr * 8, dpus, 1, b,
 				  nr), 0);
 	KUNIT_EXPECT_EQ(test, locked_vm(), base + 2);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.pinned_pages), 2);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.async_usage.pages), 2);
-	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async_usage.blocks), nr);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.xfer.pinned_pages), 2);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.async.usage.pages), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async.usage.blocks), nr);
 	unblock_rank(&blk);
 	KUNIT_EXPECT_EQ(test, dpusim_async_sync(&t->rank, 0), 0);
 	KUNIT_EXPECT_EQ(test, locked_vm(), base);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.pinned_pages), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async_usage.jobs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.xfer.pinned_pages), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async.usage.jobs), 0);
 
 	/* The bytes landed in copy order. */
 	xfer_mram_read(t, 2, 0, got, nr * 8);
@@ -264,15 +264,15 @@ static void async_queue_full(struct kunit *test)
 					  1), 0);
 	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC, 8, dpus, 1, b, 1),
 			-EAGAIN);
-	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async_usage.jobs),
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async.usage.jobs),
 			DPUSIM_ASYNC_MAX_JOBS);
-	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async_pending),
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async.pending),
 			DPUSIM_ASYNC_MAX_JOBS);
 	KUNIT_EXPECT_EQ(test, locked_vm(), base + DPUSIM_ASYNC_MAX_JOBS);
 	unblock_rank(&blk);
 	KUNIT_EXPECT_EQ(test, dpusim_async_sync(&t->rank, 0), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async_usage.jobs), 0);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&t->rank.async_usage.bytes), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->rank.async.usage.jobs), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&t->rank.async.usage.bytes), 0);
 	KUNIT_EXPECT_EQ(test, locked_vm(), base);
 	KUNIT_EXPECT_EQ(test, run(t, DPUSIM_XFER_ASYNC, 8, dpus, 1, b, 1), 0);
 	KUNIT_EXPECT_EQ(test, dpusim_async_sync(&t->rank, 0), 0);
@@ -300,9 +300,9 @@ static void async_release_does_not_wait(struct kunit *test)
 							 DPUSIM_MRAM),
 			PAGE_SIZE);
 	unblock_rank(&blk);
-	flush_workqueue(t->rank.async_wq);
+	flush_workqueue(t->rank.async.wq);
 	KUNIT_EXPECT_FALSE(test, test_bit(DPUSIM_RANK_OWNED, &t->rank.flags));
-	KUNIT_EXPECT_NULL(test, t->rank.owner);
+	KUNIT_EXPECT_NULL(test, t->rank.owner.pid);
 	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(&t->rank,
 							 DPUSIM_MRAM), 0);
 	/* Free for the next owner at once. */
@@ -348,8 +348,8 @@ static void async_sync_helps_copy(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, copy_from_user(b->got, b->u + SZ_128K + 8, HELP_LEN), 0);
 		KUNIT_EXPECT_EQ_MSG(test, memcmp(b->got, b->want, HELP_LEN), 0, "round %d", round);
 	}
-	KUNIT_EXPECT_NULL(test, b->rank.async_share);
-	KUNIT_EXPECT_EQ(test, atomic_read(&b->rank.async_pending), 0);
+	KUNIT_EXPECT_NULL(test, b->rank.async.share);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->rank.async.pending), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&b->rank.stats.ioctls), 2 * HELP_ROUNDS);
 	xfer_big_fini(test, b);
 }

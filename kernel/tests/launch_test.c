@@ -52,7 +52,7 @@ static void launch_state_transitions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dpu_state(t, 0), DPUSIM_DPU_RUNNING);
 	KUNIT_EXPECT_EQ(test, dpu_state(t, 1), DPUSIM_DPU_RUNNING);
 	KUNIT_EXPECT_EQ(test, dpu_state(t, 2), DPUSIM_DPU_IDLE);
-	KUNIT_EXPECT_EQ(test, t->rank.nr_running, 2);
+	KUNIT_EXPECT_EQ(test, t->rank.run.nr_running, 2);
 	/* A DPU of the range runs: nothing launched */
 	KUNIT_EXPECT_EQ(test, dpusim_launch(&t->rank, 1, 2), -EBUSY);
 	KUNIT_EXPECT_EQ(test, dpu_state(t, 2), DPUSIM_DPU_IDLE);
@@ -76,7 +76,7 @@ static void launch_state_transitions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(w, 1, DPUSIM_FINISH_FAULT,
 						   reason), 0);
 	KUNIT_EXPECT_EQ(test, dpu_state(t, 1), DPUSIM_DPU_FAULT);
-	KUNIT_EXPECT_EQ(test, t->rank.nr_running, 0);
+	KUNIT_EXPECT_EQ(test, t->rank.run.nr_running, 0);
 
 	KUNIT_ASSERT_EQ(test, dpusim_dpu_status(&t->rank, 0, 4, st, &running,
 						&fault), 0);
@@ -162,7 +162,7 @@ static void launch_fault_on_release(struct kunit *test)
 	struct dpusim_worker *a = new_worker(test), *b = new_worker(test);
 	u32 dpu;
 
-	KUNIT_EXPECT_EQ(test, t->rank.nr_workers, 2);
+	KUNIT_EXPECT_EQ(test, t->rank.run.nr_workers, 2);
 	KUNIT_ASSERT_EQ(test, dpusim_launch(&t->rank, 0, 3), 0);
 	KUNIT_ASSERT_EQ(test, claim(a, 0, &dpu), 0);
 	KUNIT_ASSERT_EQ(test, dpu, 0);
@@ -170,7 +170,7 @@ static void launch_fault_on_release(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dpu_state(t, 0), DPUSIM_DPU_FAULT);
 	KUNIT_EXPECT_STREQ(test, t->rank.dpus[0].reason, "worker exited");
 	KUNIT_EXPECT_EQ(test, dpu_state(t, 1), DPUSIM_DPU_RUNNING);
-	KUNIT_EXPECT_EQ(test, t->rank.nr_running, 2);
+	KUNIT_EXPECT_EQ(test, t->rank.run.nr_running, 2);
 
 	KUNIT_ASSERT_EQ(test, claim(b, 0, &dpu), 0);
 	KUNIT_ASSERT_EQ(test, dpu, 1);
@@ -178,9 +178,9 @@ static void launch_fault_on_release(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, t->rank.dpus[1].reason, "worker exited");
 	KUNIT_EXPECT_EQ(test, dpu_state(t, 2), DPUSIM_DPU_FAULT);
 	KUNIT_EXPECT_STREQ(test, t->rank.dpus[2].reason, "no worker left");
-	KUNIT_EXPECT_EQ(test, t->rank.nr_running, 0);
-	KUNIT_EXPECT_EQ(test, t->rank.nr_unheld, 0);
-	KUNIT_EXPECT_EQ(test, t->rank.nr_workers, 0);
+	KUNIT_EXPECT_EQ(test, t->rank.run.nr_running, 0);
+	KUNIT_EXPECT_EQ(test, t->rank.run.nr_unheld, 0);
+	KUNIT_EXPECT_EQ(test, t->rank.run.nr_workers, 0);
 }
 
 /* Lowest RUNNING unheld DPU first; one DPU per worker; NONBLOCK */
@@ -211,7 +211,7 @@ static void launch_claim_order(struct kunit *test)
 	dpusim_worker_destroy(c);
 	dpusim_worker_destroy(b);
 	dpusim_worker_destroy(a);
-	KUNIT_EXPECT_EQ(test, t->rank.nr_running, 0);
+	KUNIT_EXPECT_EQ(test, t->rank.run.nr_running, 0);
 }
 
 /* At most DPUSIM_MAX_WORKERS worker files */
@@ -229,7 +229,7 @@ static void launch_max_workers(struct kunit *test)
 			    ERR_PTR(-E2BIG));
 	for (i = 0; i < DPUSIM_MAX_WORKERS; i++)
 		dpusim_worker_destroy(w[i]);
-	KUNIT_EXPECT_EQ(test, t->rank.nr_workers, 0);
+	KUNIT_EXPECT_EQ(test, t->rank.run.nr_workers, 0);
 }
 
 /* The owner file released: claims fail with ESHUTDOWN */

@@ -95,7 +95,7 @@ static void dpusim_owner_init_geometry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rank->mram_size, 1ULL << 20);
 	KUNIT_EXPECT_EQ(test, rank->wram_size, 4096);
 	KUNIT_EXPECT_FALSE(test, test_bit(DPUSIM_RANK_OWNED, &rank->flags));
-	KUNIT_EXPECT_NULL(test, rank->owner);
+	KUNIT_EXPECT_NULL(test, rank->owner.pid);
 	KUNIT_EXPECT_EQ(test, dpusim_rank_resident_bytes(rank, DPUSIM_MRAM), 0);
 }
 
@@ -105,10 +105,10 @@ static void dpusim_owner_second_claim_busy(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, dpusim_rank_claim(rank), 0);
 	KUNIT_EXPECT_TRUE(test, test_bit(DPUSIM_RANK_OWNED, &rank->flags));
-	KUNIT_EXPECT_PTR_EQ(test, rank->owner, task_tgid(current));
+	KUNIT_EXPECT_PTR_EQ(test, rank->owner.pid, task_tgid(current));
 	KUNIT_EXPECT_EQ(test, dpusim_rank_claim(rank), -EBUSY);
 	/* The failed claim must not have dropped the owner. */
-	KUNIT_EXPECT_PTR_EQ(test, rank->owner, task_tgid(current));
+	KUNIT_EXPECT_PTR_EQ(test, rank->owner.pid, task_tgid(current));
 	dpusim_rank_release(rank);
 }
 
@@ -119,7 +119,7 @@ static void dpusim_owner_release_frees(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dpusim_rank_claim(rank), 0);
 	dpusim_rank_release(rank);
 	KUNIT_EXPECT_FALSE(test, test_bit(DPUSIM_RANK_OWNED, &rank->flags));
-	KUNIT_EXPECT_NULL(test, rank->owner);
+	KUNIT_EXPECT_NULL(test, rank->owner.pid);
 	KUNIT_EXPECT_EQ(test, dpusim_rank_claim(rank), 0);
 	dpusim_rank_release(rank);
 }

@@ -95,7 +95,7 @@ static void stream_buf_pin_and_release(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, s->buf);
 	KUNIT_EXPECT_EQ(test, s->buf->nr_pages, 2);
 	KUNIT_EXPECT_EQ(test, pinned_vm(), base + 2);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.pinned_pages), 2);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.xfer.pinned_pages), 2);
 	/* the buffer's pages, in order, by offset */
 	KUNIT_EXPECT_PTR_EQ(test, dpusim_stream_buf_page(s->buf, 0),
 			    s->buf->pages[0]);
@@ -104,7 +104,7 @@ static void stream_buf_pin_and_release(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, buf_cmd(t, DPUSIM_CMD_STREAM_CLOSE, 0, 0, &o), 0);
 	KUNIT_EXPECT_NULL(test, s->buf);
 	KUNIT_EXPECT_EQ(test, pinned_vm(), base);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.pinned_pages), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.xfer.pinned_pages), 0);
 }
 
 /* Refused buffers: nothing pinned, the stream not open */
@@ -136,7 +136,7 @@ static void stream_buf_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dpusim_stream_cmd(&t->rank, DPUSIM_CMD_STREAM_OPEN,
 						&o, NULL), -ENOENT);
 	KUNIT_EXPECT_EQ(test, pinned_vm(), base);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.pinned_pages), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.xfer.pinned_pages), 0);
 	/* open without, then a buffer on SEEK or CLOSE */
 	KUNIT_ASSERT_EQ(test, buf_cmd(t, DPUSIM_CMD_STREAM_OPEN, 0, 0, &o), 0);
 	KUNIT_EXPECT_EQ(test, buf_cmd(t, DPUSIM_CMD_STREAM_SEEK, buf, BUF_LEN,
@@ -237,12 +237,12 @@ static void stream_buf_async_outlives_close(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, move_down(t, 0, 100, 24, DPUSIM_XFER_ASYNC), 0);
 	KUNIT_EXPECT_EQ(test, buf_cmd(t, DPUSIM_CMD_STREAM_CLOSE, 0, 0, &o), 0);
 	KUNIT_EXPECT_EQ(test, pinned_vm(), base + 2);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.pinned_pages), 2);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.xfer.pinned_pages), 2);
 	unblock_rank(&blk);
 	KUNIT_EXPECT_EQ(test, dpusim_async_sync(&t->rank, 0), 0);
 	expect_token(test, t, 0, 100);
 	KUNIT_EXPECT_EQ(test, pinned_vm(), base);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.pinned_pages), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.xfer.pinned_pages), 0);
 }
 
 /* The rank's streams going (the end of its ownership) unpin the buffer */
@@ -255,7 +255,7 @@ static void stream_buf_freed_with_streams(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pinned_vm(), base + 2);
 	dpusim_stream_free_all(&t->rank);
 	KUNIT_EXPECT_EQ(test, pinned_vm(), base);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.pinned_pages), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->rank.xfer.pinned_pages), 0);
 }
 
 static struct kunit_case dpusim_stream_buf_cases[] = {

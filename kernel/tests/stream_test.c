@@ -273,7 +273,7 @@ static void stream_move_rules(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, stream_cmd(t, DPUSIM_CMD_STREAM_OPEN, 1, 2, 0, &o), 0);
 	s = stream_get(t, 0);
 
-	mutex_lock(&rank->xfer_lock);
+	mutex_lock(&rank->state_lock);
 	/* down: the data of the token at the cursor and the header after it */
 	x.offset = 8;
 	x.length = 24;
@@ -329,7 +329,7 @@ static void stream_move_rules(struct kunit *test)
 	dpusim_stream_move_done(rank, &x);
 	KUNIT_EXPECT_EQ(test, s->nr_tokens, 2);
 	KUNIT_EXPECT_EQ(test, s->sizes[1], 8);
-	mutex_unlock(&rank->xfer_lock);
+	mutex_unlock(&rank->state_lock);
 }
 
 static struct kunit_case dpusim_stream_cases[] = {

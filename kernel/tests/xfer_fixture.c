@@ -78,7 +78,7 @@ struct xfer_big *xfer_big_init(struct kunit *test, u32 nr_dpus, size_t buf_len,
 /* Nothing left pinned or charged; the rank's memory all given back. */
 void xfer_big_fini(struct kunit *test, struct xfer_big *b)
 {
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&b->rank.pinned_pages), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&b->rank.xfer.pinned_pages), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&current->mm->pinned_vm), b->pinned_vm);
 	dpusim_rank_fini(&b->rank);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&b->budget.pages), 0);
@@ -138,7 +138,7 @@ void block_rank(struct xfer_fixture *t, struct blocker *b)
 {
 	init_completion(&b->go);
 	INIT_WORK_ONSTACK(&b->work, blocker_fn);
-	queue_work(t->rank.async_wq, &b->work);
+	queue_work(t->rank.async.wq, &b->work);
 }
 
 void unblock_rank(struct blocker *b)

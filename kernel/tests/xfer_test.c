@@ -507,9 +507,9 @@ static void xfer_two_cpu_copy_round_trip(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, copy_from_user(b->got, b->u + SPLIT_LEN, SPLIT_LEN), 0);
 		KUNIT_EXPECT_EQ_MSG(test, memcmp(b->got, b->want, SPLIT_LEN), 0, "round %d", round);
 		/* the chunks' cursors were the rank's: the first one names DPU 0's MRAM */
-		KUNIT_EXPECT_PTR_EQ(test, b->rank.split_c[0].mem,
+		KUNIT_EXPECT_PTR_EQ(test, b->rank.xfer.split_c[0].mem,
 				    &b->rank.dpus[0].mem[DPUSIM_MRAM]);
-		KUNIT_EXPECT_EQ(test, atomic_long_read(&b->rank.pinned_pages), 0);
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&b->rank.xfer.pinned_pages), 0);
 		KUNIT_EXPECT_EQ(test, atomic64_read(&current->mm->pinned_vm), b->pinned_vm);
 	}
 	xfer_big_fini(test, b);
@@ -556,7 +556,7 @@ static void share_move(struct kunit *test, struct dpusim_rank *rank, u32 flags,
 	bool shared;
 
 	KUNIT_ASSERT_EQ(test, dpusim_xfer_check(rank, &p.x, &dpu, &blk, &p.bytes, &p.pad), 0);
-	mutex_lock(&rank->xfer_lock);
+	mutex_lock(&rank->state_lock);
 	KUNIT_ASSERT_EQ(test, dpusim_xfer_pin_user(rank, &p), 0);
 	KUNIT_ASSERT_EQ(test, dpusim_xfer_populate(rank, &p), 0);
 	shared = dpusim_xfer_share_begin(rank, &p, &sh);
@@ -572,7 +572,7 @@ static void share_move(struct kunit *test, struct dpusim_rank *rank, u32 flags,
 	KUNIT_EXPECT_FALSE(test, dpusim_xfer_share_copy_one(&sh));
 	dpusim_xfer_share_end(rank, &p, &sh);
 	dpusim_xfer_unpin(&p, true);
-	mutex_unlock(&rank->xfer_lock);
+	mutex_unlock(&rank->state_lock);
 }
 
 static void xfer_shared_piece_round_trip(struct kunit *test)
