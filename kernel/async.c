@@ -54,17 +54,13 @@ struct dpusim_async_job {
 
 /*
  * How long the rank's worker lingers after its last job for the next one,
- * and a DPUSIM_IOCTL_SYNC polls before it sleeps.  Under emulation a
- * thread woken on the other CPU started 40 to 110 us after it was woken
- * (the dpusim_async_done tracepoint's wait_ns, 256 KiB stream moves, the
- * median 66 us), and on a busy host a tenth of the wake-ups took 0.5 ms:
- * a consumer that submits the next move within a millisecond of the last
- * one's end finds the worker still here, as a DMA engine waits for its
- * next descriptor (a stream consumer's work per 256 KiB token takes 0.25
- * to 0.4 ms there; with a 200 us linger the worker was often asleep by
- * then).  A SYNC that finds the copy a few microseconds from its end does
- * not pay a wake-up.  Both poll only while nothing else waits for their
- * CPU, as KVM's halt polling does.
+ * and a DPUSIM_IOCTL_SYNC polls before it sleeps.  Waking a thread on
+ * another CPU can cost more than a stream token's copy: a consumer that
+ * submits its next move within the linger of the last one's end finds
+ * the worker still here, as a DMA engine waits for its next descriptor,
+ * and a SYNC that finds the copy about to end pays no wake-up.  Both
+ * poll only while nothing else waits for their CPU (dpusim_poll()).
+ * tools/bench/README has the wake-up latencies these were chosen from.
  */
 #define DPUSIM_ASYNC_LINGER_NS	(1000 * NSEC_PER_USEC)
 #define DPUSIM_ASYNC_POLL_NS	(200 * NSEC_PER_USEC)

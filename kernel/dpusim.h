@@ -472,14 +472,13 @@ int dpusim_xfer_user(struct dpusim_rank *rank, const struct dpusim_xfer *x);
 /*
  * dpusim_poll - poll @cond for at most @ns nanoseconds, while nothing else
  * waits for this CPU (as KVM's halt polling does) and @stop is false;
- * evaluates to @cond's last value.  Under emulation, waking a thread on
- * the other CPU costs tens of microseconds: the asynchronous transfers'
+ * evaluates to @cond's last value.  Where waking a thread on another CPU
+ * costs more than the work it waits for, the asynchronous transfers'
  * worker and SYNC (async.c), and a DPU program's copy thread and its
  * waiters (stream_move.c) poll a little before they sleep.
- * local_clock(), not ktime_get_ns(): the clocksource may be an emulated
- * device whose every read takes the emulator's global lock; and no
- * cpu_relax(): under QEMU's TCG each PAUSE leaves the translated code and
- * takes that lock too.
+ * local_clock(), not ktime_get_ns(): a virtual machine's clocksource may
+ * trap on every read; and no cpu_relax(): an emulator may trap on every
+ * PAUSE as well, and the loop gives way to any other task anyway.
  */
 #define dpusim_poll(cond, ns, stop)					\
 	({								\

@@ -391,12 +391,11 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_mem_zero);
 
 /*
  * The copy of the transfer engine: four words at a time, then words, then
- * bytes.  The kernel's memcpy() is "rep movsb" on CPUs with ERMS/FSRM,
- * which QEMU's TCG emulates a byte at a time (under -cpu max the engine ran
- * at 0.13-0.33 of a guest memcpy), and copy_page()'s "rep movsq" is still
- * slower under TCG than this loop (tools/bench/run: 4 KiB blocks 0.80 ->
- * 0.90 of a guest memcpy under -cpu max).  Kbuild keeps GCC from turning
- * the loops back into a memcpy() call.
+ * bytes.  The kernel's memcpy() is "rep movsb" on CPUs with ERMS/FSRM and
+ * copy_page() "rep movsq", which an emulator may run a byte or a word at
+ * a time; a loop of plain moves is as fast everywhere (tools/bench/README
+ * has the figures).  Kbuild keeps GCC from turning the loops back into a
+ * memcpy() call.
  */
 static void dpusim_copy(void *dst, const void *src, size_t len)
 {

@@ -4,11 +4,11 @@
  * DPUSIM_IOCTL_STREAM_OPEN, used by DPUSIM_XFER_STREAM_BUF moves.
  *
  * A host thread acting as a core moves every token into or out of the
- * same two buffers.  Pinning them per move cost a third of a 256 KiB
- * token's move under emulation, on the critical path of a preload.  So
- * the buffer is pinned once, at the open, long-term and writable, and
- * charged to the caller's RLIMIT_MEMLOCK (mm->pinned_vm) as an RDMA
- * memory region is (ib_umem_get()); a move looks its pages up by offset.
+ * same two buffers; pinning them per move would put a pin and an unpin on
+ * the critical path of every preload.  So the buffer is pinned once, at
+ * the open, long-term and writable, and charged to the caller's
+ * RLIMIT_MEMLOCK (mm->pinned_vm) as an RDMA memory region is
+ * (ib_umem_get()); a move looks its pages up by offset.
  * The stream holds a reference until it is closed (or its rank's
  * ownership ends), each move that uses the pages one more until it is
  * done: the last one unpins and uncharges.

@@ -43,11 +43,10 @@ static void dpusim_stream_job_copy(struct dpusim_stream_job *job)
 }
 
 /*
- * How long the copy thread and a waiter poll before they sleep.  Under
- * emulation, waking a thread on another CPU costs tens of microseconds,
- * more than a token's copy: a program that moves a token every few tens
- * of microseconds finds the thread still polling, as a DMA engine waits
- * for its next descriptor.
+ * How long the copy thread and a waiter poll before they sleep: waking a
+ * thread on another CPU can cost more than a token's copy, so a program
+ * that moves tokens back to back finds the thread still polling, as a DMA
+ * engine waits for its next descriptor.
  */
 #define DPUSIM_STREAM_POLL_NS	(200 * NSEC_PER_USEC)
 

@@ -471,12 +471,11 @@ static void dpusim_copy_pieces(struct dpusim_order *o, struct page **pages,
  * starting from a copy of the order's state at its first piece (one walk
  * of the order, nothing copied); the caller and a work item (on whichever
  * CPU the scheduler finds idle) take the chunks in turn until none is
- * left.  The pieces are disjoint bytes on both sides.  Under emulation
- * the work item started 0.1 to 0.9 ms after it was queued, for 1 MiB
- * copies of 0.7 to 1 ms: with halves, the caller, done with its own,
- * waited for most of a late one; with chunks, a late work item takes only
- * what is left.  If it never started, the caller took every chunk and
- * cancels it: never slower than one CPU but for the walk.
+ * left.  The pieces are disjoint bytes on both sides.  A work item may
+ * start late, late enough that with halves the caller, done with its own,
+ * would wait for most of the other; with chunks, a late work item takes
+ * only what is left.  If it never started, the caller took every chunk
+ * and cancels it: never slower than one CPU but for the walk.
  */
 #define DPUSIM_XFER_SPLIT_BYTES	(512 * 1024)
 #define DPUSIM_XFER_SPLIT_AVG	4096	/* bytes per block, at least */
@@ -622,12 +621,11 @@ static void dpusim_xfer_copy_end(struct dpusim_rank *rank,
  * large block) with the DPUSIM_IOCTL_SYNC that waits for it (async.c):
  * the piece is cut into chunks of DPUSIM_XFER_SHARE_CHUNK bytes, which
  * the copier and the waiters take in turn until none is left, as the
- * synchronous copy on two CPUs does with its work item.  Under emulation
- * a copy on the other vCPU ran 2 to 3 times slower than alone while the
- * consumer worked beside it (a 256 KiB stream token: a median 343 us
- * against 150 us, ftrace): a consumer done with its work would wait for
- * most of it.  Taking the chunks left, it waits no longer than a copy of
- * its own would take, so a preload is not slower than no preload.
+ * synchronous copy on two CPUs does with its work item.  A copy on the
+ * other CPU may run much slower than alone while the consumer works
+ * beside it, so a consumer done with its work could wait for most of it;
+ * taking the chunks left, it waits no longer than a copy of its own would
+ * take, so a preload is not slower than no preload.
  */
 #define DPUSIM_XFER_SHARE_CHUNK	(16 * 1024)
 #define DPUSIM_XFER_SHARE_MIN	(4 * DPUSIM_XFER_SHARE_CHUNK)
@@ -833,8 +831,7 @@ int dpusim_xfer_pin_user(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 	 * A copy of the arrays per chunk of a copy on two CPUs: a large
 	 * synchronous one (an asynchronous one leaves the other CPU to the
 	 * caller), in the rank's own arrays (under state_lock from here to
-	 * dpusim_xfer_unpin(): a kvmalloc() of them took 70 to 100 us of a
-	 * 1 MiB transfer to 64 DPUs under emulation).
+	 * dpusim_xfer_unpin()), so that the call allocates none.
 	 */
 	p->nr_orders = !(x->flags & DPUSIM_XFER_ASYNC) && dpusim_xfer_split(p) ?
 		       DPUSIM_XFER_CHUNKS : 1;
