@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libdpusim: asynchronous transfers (DPU_XFER_ASYNC, DPU_SG_XFER_ASYNC)
- * and dpu_sync.
+ * libdpusim: asynchronous transfers (DPU_XFER_ASYNC, DPU_SG_XFER_ASYNC).
  *
  * The queueing is dpusim.ko's (DPUSIM_XFER_ASYNC): the API call validates
  * and gathers everything itself, then issues the same DPUSIM_IOCTL_XFER
@@ -10,10 +9,10 @@
  * The kernel checks, pins the host pages and allocates the MRAM before
  * returning, so every error still comes back from the call; the copy runs
  * later in the kernel, in submission order per rank, and a synchronous
- * transfer on the rank waits for the queued ones. dpu_sync issues
- * DPUSIM_IOCTL_SYNC on every rank of the set whose status page does not
- * say its queue is done, and returns the first error.
- * The user's buffers must stay valid until then (as UPMEM).
+ * transfer on the rank waits for the queued ones. dpusim_async_sync (for
+ * dpu_sync, sync.c) issues DPUSIM_IOCTL_SYNC on every rank of the set
+ * whose status page does not say its queue is done, and returns the first
+ * error. The user's buffers must stay valid until then (as UPMEM).
  *
  * dpu_free syncs first (props->xfer_release, set on the first submit), so
  * an error nobody collected is logged; closing a rank also waits in the
@@ -94,21 +93,4 @@ dpu_error_t dpusim_async_submit(struct dpusim_set_props *props,
 	pthread_mutex_unlock(&props->lock);
 	req->kflags |= DPUSIM_XFER_ASYNC;
 	return dpusim_xfer_issue(req);
-}
-
-DPUSIM_API dpu_error_t dpu_sync(struct dpu_set_t dpu_set)
-{
-	struct dpusim_set_props *props = dpusim_set_props(dpu_set, "dpu_sync");
-
-	dpu_error_t ret, lret, cret;
-
-	if (!props)
-		return DPU_ERR_INVALID_DPU_SET;
-
-	ret = dpusim_async_sync(props, "dpu_sync");
-	lret = dpusim_launch_sync(props, "dpu_sync");
-	cret = dpusim_callbacks_join(props);
-	if (ret == DPU_OK)
-		ret = lret;
-	return ret != DPU_OK ? ret : cret;
 }
