@@ -14,9 +14,9 @@
  * whose status page does not say its queue is done, and returns the first
  * error. The user's buffers must stay valid until then (as UPMEM).
  *
- * dpu_free syncs first (props->xfer_release, set on the first submit), so
- * an error nobody collected is logged; closing a rank also waits in the
- * kernel.
+ * dpu_free syncs first (the set's DPUSIM_SET_HOOK_ASYNC hook, registered
+ * on the first submit), so an error nobody collected is logged; closing a
+ * rank also waits in the kernel.
  */
 #include <errno.h>
 #include <sys/ioctl.h>
@@ -78,18 +78,18 @@ dpu_error_t dpusim_async_sync(struct dpusim_set_props *props, const char *fn)
 	return ret;
 }
 
-static void async_release(struct dpusim_set_props *props)
+/* The set's DPUSIM_SET_HOOK_ASYNC hook, from its first submit on. */
+static void async_teardown(struct dpusim_set_props *props)
 {
 	if (dpusim_async_sync(props, "dpu_free") != DPU_OK)
 		dpusim_log("dpu_free: an asynchronous transfer failed and dpu_sync was not called to see it");
-	props->xfer_release = NULL;
 }
 
 dpu_error_t dpusim_async_submit(struct dpusim_set_props *props,
 				struct dpusim_xfer_req *req)
 {
 	pthread_mutex_lock(&props->lock);
-	props->xfer_release = async_release;
+	dpusim_set_hook_add(props, DPUSIM_SET_HOOK_ASYNC, async_teardown);
 	pthread_mutex_unlock(&props->lock);
 	req->kflags |= DPUSIM_XFER_ASYNC;
 	return dpusim_xfer_issue(req);

@@ -23,9 +23,9 @@
 
 typedef dpu_error_t (*dpu_callback_fn)(struct dpu_set_t, uint32_t, void *);
 
-struct cb_job {
-	struct cb_job *next;
-	struct cb_job *prev;	/* queued before; NULL if none */
+struct dpusim_cb_job {
+	struct dpusim_cb_job *next;
+	struct dpusim_cb_job *prev;	/* queued before; NULL if none */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool done;
@@ -60,7 +60,7 @@ static dpu_error_t call(struct dpusim_set_props *props, struct dpu_set_t set,
 
 static void *cb_thread(void *arg)
 {
-	struct cb_job *job = arg;
+	struct dpusim_cb_job *job = arg;
 	dpu_error_t ret;
 
 	/* what was queued before: callbacks, transfers, then launches */
@@ -85,7 +85,7 @@ static void *cb_thread(void *arg)
 
 dpu_error_t dpusim_callbacks_join(struct dpusim_set_props *props)
 {
-	struct cb_job *first, *job;
+	struct dpusim_cb_job *first, *job;
 	dpu_error_t ret = DPU_OK;
 
 	pthread_mutex_lock(&props->lock);
@@ -108,6 +108,12 @@ dpu_error_t dpusim_callbacks_join(struct dpusim_set_props *props)
 	return ret;
 }
 
+/* The set's DPUSIM_SET_HOOK_CALLBACKS hook, from its first async callback on. */
+static void callbacks_teardown(struct dpusim_set_props *props)
+{
+	dpusim_callbacks_join(props);
+}
+
 DPUSIM_API dpu_error_t dpu_callback(struct dpu_set_t dpu_set,
 				    dpu_error_t (*callback)(struct dpu_set_t,
 							    uint32_t, void *),
@@ -117,7 +123,7 @@ DPUSIM_API dpu_error_t dpu_callback(struct dpu_set_t dpu_set,
 	const unsigned int known = DPU_CALLBACK_ASYNC | DPU_CALLBACK_NONBLOCKING |
 				   DPU_CALLBACK_SINGLE_CALL;
 	struct dpusim_set_props *props = dpusim_set_props(dpu_set, fn);
-	struct cb_job *job;
+	struct dpusim_cb_job *job;
 	char eb[128];
 	int r;
 
@@ -154,15 +160,18 @@ DPUSIM_API dpu_error_t dpu_callback(struct dpu_set_t dpu_set,
 	/* queued in order: a callback waits for the ones queued before it */
 	pthread_mutex_lock(&props->lock);
 	{
-		struct cb_job **tail = (struct cb_job **)&props->callbacks;
+		struct dpusim_cb_job **tail = &props->callbacks;
 
 		while (*tail) {
 			job->prev = *tail;
 			tail = &(*tail)->next;
 		}
 		r = pthread_create(&job->thread, NULL, cb_thread, job);
-		if (r == 0)
+		if (r == 0) {
 			*tail = job;
+			dpusim_set_hook_add(props, DPUSIM_SET_HOOK_CALLBACKS,
+					    callbacks_teardown);
+		}
 	}
 	pthread_mutex_unlock(&props->lock);
 	if (r) {

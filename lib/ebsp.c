@@ -41,8 +41,12 @@ struct stream_map {
 static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct stream_map *maps;
 
-/* Called when a rank is closed (set.c): its streams' mappings go. */
-void dpusim_ebsp_rank_gone(struct dpu_rank_t *rank)
+/*
+ * A rank's DPUSIM_RANK_HOOK_CLOSING hook, from its first ebsp_set_target on:
+ * before the rank is closed, its streams' mappings go and it stops being
+ * the target.
+ */
+static void ebsp_rank_gone(struct dpu_rank_t *rank)
 {
 	struct stream_map **pp, *m;
 	struct dpu_rank_t *want = rank;
@@ -89,6 +93,10 @@ DPUSIM_API dpu_error_t ebsp_set_target(struct dpu_set_t set)
 	if (!props)
 		return DPU_ERR_INVALID_DPU_SET;
 	rank = set.kind == DPU_SET_DPU ? set.dpu->rank : set.list.ranks[0];
+	/* streams are only made on a target: the hook precedes them all */
+	pthread_mutex_lock(&props->lock);
+	dpusim_rank_hook_add(rank, DPUSIM_RANK_HOOK_CLOSING, ebsp_rank_gone);
+	pthread_mutex_unlock(&props->lock);
 	atomic_store(&target, rank);
 	return DPU_OK;
 }

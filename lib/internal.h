@@ -19,6 +19,36 @@
 #include "profile.h"
 
 struct dpusim_rank_info;
+struct dpusim_set_props;
+struct dpusim_cb_job;
+struct dpu_rank_t;
+
+/*
+ * Teardown hooks.  set.c frees a set and closes its ranks knowing none of
+ * the subsystems that attach state to them: a subsystem registers its hook
+ * (dpusim_set_hook_add(), dpusim_rank_hook_add()) when it first attaches
+ * state to a set or a rank, and set.c calls what is registered.
+ *
+ * dpu_free calls the set's hooks in enum order, before any rank is
+ * closed; then, for each rank, its DPUSIM_RANK_HOOK_CLOSING hook, the close
+ * of the rank's file and its DPUSIM_RANK_HOOK_CLOSED hook.  A hook runs at
+ * most once; a slot holds one hook (a later registration replaces it).
+ */
+enum dpusim_set_hook {
+	DPUSIM_SET_HOOK_CALLBACKS,	/* callback.c: join the async callbacks */
+	DPUSIM_SET_HOOK_ASYNC,		/* async.c: sync the queued transfers */
+	DPUSIM_SET_HOOK_PROGRAM,	/* load.c: free the loaded program */
+	DPUSIM_SET_HOOK_NR
+};
+
+enum dpusim_rank_hook {
+	DPUSIM_RANK_HOOK_CLOSING,	/* ebsp.c: unmap the rank's streams */
+	DPUSIM_RANK_HOOK_CLOSED,	/* launch.c: reap the rank's workers */
+	DPUSIM_RANK_HOOK_NR
+};
+
+typedef void dpusim_set_hook_fn(struct dpusim_set_props *props);
+typedef void dpusim_rank_hook_fn(struct dpu_rank_t *rank);
 
 /*
  * What a set's profile and later API calls decided; one per allocated set,
@@ -42,25 +72,16 @@ struct dpusim_set_props {
 	/* serialises changes below (program, transfer state) */
 	pthread_mutex_t lock;
 
-	/*
-	 * Loaded program (lib/program.c). dpu_free calls program_release
-	 * (when set) on it before the ranks are closed.
-	 */
+	/* the loaded program (lib/load.c), freed by its teardown hook */
 	struct dpu_program_t *program;
-	void (*program_release)(struct dpu_program_t *program);
-
-	/*
-	 * Transfer engine state (unused today). dpu_free calls
-	 * xfer_release(props) (when set: after an ASYNC transfer, it syncs
-	 * the set) first, before anything is closed.
-	 */
-	void *xfer;
-	void (*xfer_release)(struct dpusim_set_props *props);
 
 	/* an asynchronous dpu_launch not yet collected by dpu_sync */
 	bool launch_pending;
 	/* queued DPU_CALLBACK_ASYNC jobs (lib/callback.c), in order */
-	void *callbacks;
+	struct dpusim_cb_job *callbacks;
+
+	/* teardown hooks, see dpusim_set_hook_add(); NULL: none */
+	dpusim_set_hook_fn *hooks[DPUSIM_SET_HOOK_NR];
 };
 
 /* ------------------------------------------------------------ callback.c */
@@ -81,7 +102,10 @@ static inline struct dpu_set_t dpusim_props_set(struct dpusim_set_props *props)
 
 /* ------------------------------------------------------------ launch.c */
 
-/* Kill and reap the worker processes of a rank (its fd may be closed). */
+/*
+ * Kill and reap the worker processes of a rank (its fd may be closed);
+ * the rank's DPUSIM_RANK_HOOK_CLOSED hook once it has any.
+ */
 void dpusim_workers_stop(struct dpu_rank_t *rank);
 
 /*
@@ -117,7 +141,6 @@ struct dpu_rank_t {
 	uint32_t nr_enabled;	/* dpus[0 .. nr_enabled-1] are enabled */
 	uint64_t mram_size;	/* bytes of MRAM per DPU */
 	uint32_t wram_size;	/* bytes of WRAM per DPU */
-	uint32_t first_dpu_index; /* index_in_set of dpus[0] */
 	struct dpu_t *dpus;	/* nr_dpus entries */
 	struct dpusim_set_props *props;	/* the set it belongs to */
 	/* the rank file's status page (DPUSIM_MMAP_STATUS), or NULL */
@@ -126,7 +149,36 @@ struct dpu_rank_t {
 	/* worker processes running the loaded program (lib/launch.c) */
 	int *workers;		/* pids */
 	uint32_t nr_workers;
+	/* teardown hooks, see dpusim_rank_hook_add(); NULL: none */
+	dpusim_rank_hook_fn *hooks[DPUSIM_RANK_HOOK_NR];
 };
+
+/*
+ * Register @fn as @props' teardown hook @which.  Call with props->lock
+ * held: a set's subsystems may attach state from several threads.
+ */
+static inline void dpusim_set_hook_add(struct dpusim_set_props *props,
+				       enum dpusim_set_hook which,
+				       dpusim_set_hook_fn *fn)
+{
+	props->hooks[which] = fn;
+}
+
+/*
+ * Register @fn as @rank's teardown hook @which.  Call with the lock of the
+ * rank's set (rank->props->lock) held.
+ */
+static inline void dpusim_rank_hook_add(struct dpu_rank_t *rank,
+					enum dpusim_rank_hook which,
+					dpusim_rank_hook_fn *fn)
+{
+	rank->hooks[which] = fn;
+}
+
+/* ------------------------------------------------------------ load.c */
+
+/* Free the set's loaded program: its DPUSIM_SET_HOOK_PROGRAM hook. */
+void dpusim_load_teardown(struct dpusim_set_props *props);
 
 /* ------------------------------------------------------------ async.c */
 
@@ -136,11 +188,6 @@ struct dpu_rank_t {
  * not, or the rank has no status page.
  */
 bool dpusim_rank_async_idle(const struct dpu_rank_t *rank);
-
-/* ------------------------------------------------------------ ebsp.c */
-
-/* A rank is being closed: unmap its streams, forget it as the target. */
-void dpusim_ebsp_rank_gone(struct dpu_rank_t *rank);
 
 /* ------------------------------------------------------------ log.c */
 

@@ -199,6 +199,8 @@ static dpu_error_t ensure_workers(struct dpusim_set_props *props,
 			dpusim_log("%s: out of memory", fn);
 			return DPU_ERR_SYSTEM;
 		}
+		dpusim_rank_hook_add(rank, DPUSIM_RANK_HOOK_CLOSED,
+				     dpusim_workers_stop);
 	}
 	while (rank->nr_workers < want) {
 		ret = spawn_worker(rank, prog, props->profile.strict_dma, fn);

@@ -39,9 +39,10 @@ static dpu_error_t load_error(int err)
 	}
 }
 
-static void release_program(struct dpu_program_t *program)
+void dpusim_load_teardown(struct dpusim_set_props *props)
 {
-	dpusim_program_free(program);
+	dpusim_program_free(props->program);
+	props->program = NULL;
 }
 
 /*
@@ -110,7 +111,7 @@ static dpu_error_t install(struct dpusim_set_props *props,
 	}
 	old = props->program;
 	props->program = prog;
-	props->program_release = release_program;
+	dpusim_set_hook_add(props, DPUSIM_SET_HOOK_PROGRAM, dpusim_load_teardown);
 	/* the workers run the old program: the next launch starts new ones */
 	for (i = 0; i < props->nr_ranks; i++)
 		dpusim_workers_stop(props->ranks[i]);

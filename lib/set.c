@@ -63,8 +63,9 @@ void dpusim_rank_destroy(struct dpu_rank_t *rank)
 {
 	if (!rank)
 		return;
-	/* the streams' mappings hold the owner file: they go first */
-	dpusim_ebsp_rank_gone(rank);
+	/* what holds the owner file (the streams' mappings) goes first */
+	if (rank->hooks[DPUSIM_RANK_HOOK_CLOSING])
+		rank->hooks[DPUSIM_RANK_HOOK_CLOSING](rank);
 	if (rank->status)
 		munmap((void *)rank->status, rank->status_len);
 	if (rank->fd >= 0) {
@@ -75,8 +76,9 @@ void dpusim_rank_destroy(struct dpu_rank_t *rank)
 			dpusim_log("closing rank%u: %s", rank->index,
 				   dpusim_strerror(errno, eb, sizeof(eb)));
 	}
-	/* closing the owner file made dpusim.ko kill them; reap them */
-	dpusim_workers_stop(rank);
+	/* closing the owner file made dpusim.ko kill the workers */
+	if (rank->hooks[DPUSIM_RANK_HOOK_CLOSED])
+		rank->hooks[DPUSIM_RANK_HOOK_CLOSED](rank);
 	free(rank->dpus);
 	free(rank);
 }
@@ -177,12 +179,20 @@ static void props_destroy(struct dpusim_set_props *props)
 
 	if (!props)
 		return;
-	if (props->callbacks)
-		dpusim_callbacks_join(props);
-	if (props->xfer_release)
-		props->xfer_release(props);
-	if (props->program && props->program_release)
-		props->program_release(props->program);
+	/*
+	 * In enum order; the first one joins the callback threads, which may
+	 * still register the others: each is read under the lock.
+	 */
+	for (i = 0; i < DPUSIM_SET_HOOK_NR; i++) {
+		dpusim_set_hook_fn *fn;
+
+		pthread_mutex_lock(&props->lock);
+		fn = props->hooks[i];
+		props->hooks[i] = NULL;
+		pthread_mutex_unlock(&props->lock);
+		if (fn)
+			fn(props);
+	}
 	for (i = 0; i < props->nr_ranks; i++)
 		dpusim_rank_destroy(props->ranks[i]);
 	free(props->ranks);
@@ -236,7 +246,6 @@ dpu_error_t dpusim_set_assemble(struct dpu_rank_t **ranks, uint32_t nr_ranks,
 
 		rank->props = props;
 		rank->nr_enabled = en;
-		rank->first_dpu_index = index;
 		for (j = 0; j < rank->nr_dpus; j++) {
 			rank->dpus[j].enabled = j < en;
 			rank->dpus[j].index_in_set = j < en ? index + j : UINT32_MAX;

@@ -109,7 +109,7 @@ static void test_resolve(void)
 		return;
 	}
 	props->program = prog;
-	props->program_release = dpusim_program_free;
+	dpusim_set_hook_add(props, DPUSIM_SET_HOOK_PROGRAM, dpusim_load_teardown);
 	UNIT_CHECK("resolve: program symbol + offset",
 		   dpusim_xfer_resolve(props, "t", "a", 16, 240, &off) == DPU_OK && off == 80,
 		   "off %llu", (unsigned long long)off);
