@@ -139,11 +139,10 @@ struct dri_xfer {
 /*
  * The library's own large buffers (packing, a redistribution's host
  * array) start on a 2 MiB boundary and are marked for transparent huge
- * pages: each push pins and unpins every page of its host blocks, and
- * under QEMU that cost 0.6 + 0.4 ms for 1 MiB of 4 KiB pages, a third of
- * the push (function_graph on dpusim_xfer_run), where a huge page is one
- * pin.  The slack before the boundary is never touched.  *@raw gets what
- * to free(); NULL when out of memory.
+ * pages: each push pins and unpins every page of its host blocks, and a
+ * huge page is one pin where 4 KiB pages are 512.  The slack before the
+ * boundary is never touched.  *@raw gets what to free(); NULL when out of
+ * memory.
  */
 #define DRI_HUGE	(2ULL << 20)
 #define DRI_HUGE_MIN	(512ULL << 10)
@@ -172,8 +171,7 @@ static void *dri_big_alloc(uint64_t size, void **raw)
  * The packed bytes a transfer stages, over all DPUs and all its packing
  * buffers: windows at least DRI_PACK_MIN_WINDOW bytes per DPU, so that a
  * transposed block's window spans enough of its columns to read whole
- * cache lines of the host array (measured in the closing note of issue
- * 11).
+ * cache lines of the host array.
  */
 #define DRI_PACK_BUDGET		(16u << 20)
 #define DRI_PACK_MIN_WINDOW	(64u << 10)
@@ -588,9 +586,8 @@ static int dri_pack_setup(struct dri_xfer *x)
  * One tile: @len is a compile-time constant where dri_pack_tiles() can
  * make it one, so that an element is a load and a store, not a call.  The
  * inner loop walks the packed side, whose elements are adjacent, and
- * strides over the host array: under QEMU's emulation this order took
- * 0.57-0.88 of the time of the other (an element per host row innermost)
- * for the corner turn's pack at N = 512 to 4096.
+ * strides over the host array (the faster of the two orders: see the
+ * corner turn in tools/bench/README).
  */
 #define DRI_TILE_LOOP(LEN, DST, SRC)						\
 	do {									\
@@ -629,11 +626,7 @@ static int dri_pack_setup(struct dri_xfer *x)
 /*
  * The same for 4-byte elements, two by two: a 2 x 2 block is two 8-byte
  * loads and two 8-byte stores (the halves swapped), where the loop above
- * makes four of each.  Under QEMU's emulation every access costs a soft
- * TLB lookup: a transpose of 512 x 512 floats took 0.74 (qemu64) and 0.89
- * (max) of the time of the element loop (in the guest, medians of 9), and
- * the corner turn's ratio at N = 512 went from 0.40-0.56 to 0.47-0.66
- * (dri_bench, three runs of each build in turn under each CPU model).
+ * makes four of each: half the memory accesses.
  * The transpose of a 2 x 2 block is its own inverse: one shape serves
  * both directions.
  */
@@ -827,12 +820,11 @@ static void dri_pack_dpus(struct dri_xfer *x, bool to_packed, uint32_t from, uin
  * (their parts are disjoint on both sides), which the caller and the
  * transfer's helper threads take in turn: a helper that wakes late only
  * takes fewer chunks, and none if the caller took them all, so a pack is
- * never much slower than the caller alone.  Under QEMU waking an idle
- * vCPU takes 0.1 to 0.9 ms, and starting a thread milliseconds (a 4 MiB
- * turn was slower with a thread started per pack, 13.9 ms, than with
- * none, 9.6 ms): so the threads are started at the transfer's first pack
- * of at least DRI_PACK_HELP_BYTES, parked on a condition variable between
- * packs, and joined by DRI_xfer_destroy().  There are up to
+ * never much slower than the caller alone.  Waking a thread costs far
+ * less than starting one (tools/bench/README, the corner turn): so the
+ * threads are started at the transfer's first pack of at least
+ * DRI_PACK_HELP_BYTES, parked on a condition variable between packs, and
+ * joined by DRI_xfer_destroy().  There are up to
  * DRI_PACK_THREADS - 1 of them, one fewer than the CPUs the process may
  * run on; none with one CPU, or when none could start (the caller then
  * packs alone).  They block every signal.  In a child of fork() they do

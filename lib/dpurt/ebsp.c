@@ -161,9 +161,9 @@ static void ring_kick(void)
 
 /*
  * Wait for the ring's last move; its result (0 or -errno) and the size of
- * the token after it.  Polls the page (no PAUSE: under emulation each one
- * costs a trip through the emulator's global lock), and wakes the copy
- * thread if it went to sleep.
+ * the token after it.  Polls the page (no PAUSE: where the CPU is
+ * emulated it costs more than the wait, see commit 45907e4), and wakes the
+ * copy thread if it went to sleep.
  */
 static int ring_wait(uint32_t *next)
 {

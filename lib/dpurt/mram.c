@@ -95,8 +95,8 @@ bounds:
 /*
  * The DMA engine moves 8-byte words; in both modes it gets a multiple of
  * 8 bytes between 8-aligned addresses, so a word string move does it
- * (and is what compilers emit for a fixed-size copy: under emulation it is
- * several times faster than the vector loop of a general memcpy).
+ * (what compilers emit for a fixed-size copy), without the size and
+ * alignment dispatch of a general memcpy.
  */
 static inline void dma_copy(void *to, const void *from, unsigned int n)
 {

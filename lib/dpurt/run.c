@@ -10,10 +10,10 @@
  * semaphore, a barrier not yet full), then the next one runs.  This keeps
  * the order programs written for the hardware rely on (after a barrier,
  * every tasklet reaches its first DMA before any goes past it) and costs
- * no system call per switch: under emulation a thread switch costs
- * hundreds of microseconds.  A tasklet that spins on a variable without
- * any of those calls never lets the others run (the DPU never finishes,
- * as an endless program).
+ * no system call per switch, where threads handing over in this order
+ * would need a futex wake and wait per switch.  A tasklet that spins on a
+ * variable without any of those calls never lets the others run (the DPU
+ * never finishes, as an endless program).
  */
 #include "dpurt.h"
 
