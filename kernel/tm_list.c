@@ -19,9 +19,9 @@
  *
  * Handles are issued in increasing order and wrap, so that a consumed
  * handle is not issued again for a long time; a hash by handle finds the
- * entry of a TAG_DEL.  Under QEMU's emulation an xarray's erase, which a
- * match does, cost about a quarter of the sending ioctl (issue 8's closing
- * note); a hash is a few stores.
+ * entry of a TAG_DEL.  Every match unlists its entry inside the sender's
+ * system call, so removal must be cheap: unlinking from a hash is a few
+ * stores, where an xarray's erase walks and may free tree nodes.
  *
  * No locking here: the SRQ's lock covers it.
  */
