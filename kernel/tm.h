@@ -7,16 +7,21 @@
  * sender's registered memory, and writes completions into rings mapped by
  * the owning process.
  *
- * One file per object, as rxe does:
- *   tm_dev.c   the device, the contexts (open files), ioctl dispatch,
- *              mmap and poll, sysfs counters
+ * One file per concern, as rxe does; each calls only the files below it:
+ *   tm_dev.c   the device: file operations, the ioctl table, mmap and
+ *              poll, sysfs counters
+ *   tm_qp.c    QPs: lifetime, connect, the POST_SEND doorbell
+ *   tm_srq.c   TM-SRQs: lifetime, list operations, untagged buffers,
+ *              the SRQ's sends
+ *   tm_msg.c   the message data path: delivery and matching, rendezvous,
+ *              SRQ sends, RDMA read, FIN, the completions they write
  *   tm_mr.c    memory regions (pinned user memory or DPU MRAM), keys,
  *              the sg lists that name them and the copy engine
  *   tm_cq.c    completion queues: the mapped ring
+ *   tm_obj.c   object lifetimes: contexts, handle and number
+ *              reservation, publish and unpublish, buffer charging
  *   tm_list.c  the tag list of a TM-SRQ and its sync rule (no locking,
  *              no device: KUnit tests it alone)
- *   tm_srq.c   TM-SRQs: list operations, untagged buffers, the matcher
- *   tm_qp.c    QPs: connect, send, rendezvous, RDMA read, FIN
  *
  * Locking, outermost first: ctx->lock (object tables), qp->lock (one send
  * at a time per QP), srq->lock (the SRQ's serialisation point: matching,
@@ -409,6 +414,9 @@ struct dpusim_tm_ucmd {
 /* tm_dev.c */
 int dpusim_tm_create(dev_t devt, struct class *class);
 void dpusim_tm_destroy(void);
+
+/* tm_obj.c */
+struct dpusim_tm_ctx *dpusim_tm_ctx_new(struct dpusim_tm_dev *tm);
 void dpusim_tm_ctx_put(struct dpusim_tm_ctx *ctx);
 int dpusim_tm_ucmd_respond(struct dpusim_tm_ucmd *ucmd, size_t cmd_len);
 int dpusim_tm_obj_reserve(struct dpusim_tm_ctx *ctx, struct xarray *table,
@@ -427,6 +435,7 @@ void dpusim_tm_bufs_uncharge(struct dpusim_tm_ctx *ctx, u32 n);
 /* tm_mr.c */
 int dpusim_tm_reg_mr(struct dpusim_tm_ucmd *ucmd);
 int dpusim_tm_dereg_mr(struct dpusim_tm_ctx *ctx, u32 key);
+void dpusim_tm_dereg_mrs(struct dpusim_tm_ctx *ctx);
 void dpusim_tm_mr_put(struct dpusim_tm_mr *mr);
 struct dpusim_tm_mr *dpusim_tm_mr_lookup(struct dpusim_tm_dev *tm, u32 key);
 struct dpusim_tm_sgl *dpusim_tm_sgl_get(struct dpusim_tm_ctx *ctx, u64 usgl,
@@ -454,7 +463,8 @@ void dpusim_tm_cq_push(struct dpusim_tm_cq *cq,
 		       const struct dpusim_tm_cqe *cqe);
 bool dpusim_tm_cq_pending(struct dpusim_tm_cq *cq);
 int dpusim_tm_create_cq(struct dpusim_tm_ucmd *ucmd);
-int dpusim_tm_destroy_cq(struct dpusim_tm_ctx *ctx, u32 handle, bool force);
+int dpusim_tm_destroy_cq(struct dpusim_tm_ctx *ctx, u32 handle);
+void dpusim_tm_destroy_cqs(struct dpusim_tm_ctx *ctx);
 int dpusim_tm_cq_mmap(struct dpusim_tm_ctx *ctx, struct vm_area_struct *vma);
 
 /* tm_list.c */
@@ -474,29 +484,36 @@ bool dpusim_tm_list_sync_req(const struct dpusim_tm_list *l);
 bool dpusim_tm_list_eligible(const struct dpusim_tm_list *l,
 			     const struct dpusim_tm_entry *e);
 
+/* tm_msg.c */
+void dpusim_tm_entry_drop(struct dpusim_tm_entry *e);
+void dpusim_tm_rbuf_drop(struct dpusim_tm_rbuf *rb);
+void dpusim_tm_srq_entry_done(struct dpusim_tm_srq *srq,
+			      struct dpusim_tm_entry *e);
+void dpusim_tm_srq_cqe(struct dpusim_tm_srq *srq, struct dpusim_tm_cqe *c);
+void dpusim_tm_flush_cqe(struct dpusim_tm_cq *cq, u32 qp_num, u32 src_qp,
+			 u16 wc_flags);
+int dpusim_tm_send_wr_get(struct dpusim_tm_send_wr *wr,
+			  const struct dpusim_tm_send_wr __user *uwr);
+int dpusim_tm_qp_send(struct dpusim_tm_ctx *ctx, struct dpusim_tm_qp *qp,
+		      const struct dpusim_tm_send_wr *wr);
+int dpusim_tm_srq_send(struct dpusim_tm_ctx *ctx, struct dpusim_tm_srq *srq,
+		       struct dpusim_tm_qp *qp,
+		       const struct dpusim_tm_send_wr *wr);
+
 /* tm_srq.c */
 int dpusim_tm_create_srq(struct dpusim_tm_ucmd *ucmd);
 int dpusim_tm_destroy_srq(struct dpusim_tm_ctx *ctx, u32 handle);
 struct dpusim_tm_srq *dpusim_tm_srq_get(struct dpusim_tm_ctx *ctx, u32 handle);
 void dpusim_tm_srq_put(struct dpusim_tm_srq *srq);
-int dpusim_tm_post_srq_ops(struct dpusim_tm_ctx *ctx,
-			   struct dpusim_tm_post *cmd);
-int dpusim_tm_post_srq_recv(struct dpusim_tm_ctx *ctx,
+int dpusim_tm_post_srq_ops(struct dpusim_tm_ucmd *ucmd);
+int dpusim_tm_post_srq_recv(struct dpusim_tm_ucmd *ucmd);
+int dpusim_tm_post_srq_send(struct dpusim_tm_ctx *ctx,
 			    struct dpusim_tm_post *cmd);
-int dpusim_tm_srq_deliver(struct dpusim_tm_srq *srq, struct dpusim_tm_qp *qp,
-			  const u8 *hdr, u32 hdr_len,
-			  struct dpusim_tm_iter *msg, u32 len, bool signaled,
-			  u64 wr_id);
-void dpusim_tm_srq_flush_cqe(struct dpusim_tm_cq *cq, u32 qp_num,
-			     u32 src_qp, u16 wc_flags);
 
 /* tm_qp.c */
 int dpusim_tm_create_qp(struct dpusim_tm_ucmd *ucmd);
 int dpusim_tm_destroy_qp(struct dpusim_tm_ctx *ctx, u32 handle);
-int dpusim_tm_connect(struct dpusim_tm_ctx *ctx,
-		      struct dpusim_tm_connect *cmd);
-int dpusim_tm_post_send(struct dpusim_tm_ctx *ctx, struct dpusim_tm_post *cmd);
-int dpusim_tm_rdma_read(struct dpusim_tm_qp *qp, u64 va, u32 rkey,
-			struct dpusim_tm_iter *dst, u64 len);
+int dpusim_tm_connect(struct dpusim_tm_ucmd *ucmd);
+int dpusim_tm_post_send(struct dpusim_tm_ucmd *ucmd);
 
 #endif /* _DPUSIM_TM_H */

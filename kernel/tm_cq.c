@@ -261,17 +261,9 @@ err_put:
 	return ret;
 }
 
-/**
- * dpusim_tm_destroy_cq - remove a CQ from its context
- * @ctx: the context
- * @handle: the CQ
- * @force: at teardown, when nothing can use it any more
- *
- * The ring stays mapped (and allocated) until the last munmap.
- *
- * Return: 0, -ENOENT, or -EBUSY while an SRQ or QP uses it.
- */
-int dpusim_tm_destroy_cq(struct dpusim_tm_ctx *ctx, u32 handle, bool force)
+/* Take a CQ out of its context; @force at teardown: nothing uses it */
+static int dpusim_tm_cq_remove(struct dpusim_tm_ctx *ctx, u32 handle,
+			       bool force)
 {
 	struct dpusim_tm_cq *cq;
 
@@ -289,6 +281,30 @@ int dpusim_tm_destroy_cq(struct dpusim_tm_ctx *ctx, u32 handle, bool force)
 	mutex_unlock(&ctx->lock);
 	dpusim_tm_cq_put(cq);	/* the table's reference */
 	return 0;
+}
+
+/**
+ * dpusim_tm_destroy_cq - remove a CQ from its context
+ * @ctx: the context
+ * @handle: the CQ
+ *
+ * The ring stays mapped (and allocated) until the last munmap.
+ *
+ * Return: 0, -ENOENT, or -EBUSY while an SRQ or QP uses it.
+ */
+int dpusim_tm_destroy_cq(struct dpusim_tm_ctx *ctx, u32 handle)
+{
+	return dpusim_tm_cq_remove(ctx, handle, false);
+}
+
+/* At teardown, after the SRQs and QPs: every CQ of the context */
+void dpusim_tm_destroy_cqs(struct dpusim_tm_ctx *ctx)
+{
+	struct dpusim_tm_cq *cq;
+	unsigned long idx;
+
+	xa_for_each(&ctx->cqs, idx, cq)
+		dpusim_tm_cq_remove(ctx, idx, true);
 }
 
 static void dpusim_tm_vma_open(struct vm_area_struct *vma)

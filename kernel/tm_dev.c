@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The tag-matching device, /dev/dpusim/tm: one context per open file,
- * the table-driven ioctl dispatch (as the rank's, iommufd's and fwctl's),
- * mmap of completion rings, poll(), and the counters in sysfs.
+ * The tag-matching device, /dev/dpusim/tm: the file operations (one
+ * context per open file, tm_obj.c), the table-driven ioctl dispatch (as
+ * the rank's, iommufd's and fwctl's) to the object files, mmap of
+ * completion rings, poll(), the counters in sysfs and the device itself.
  *
  * The device is mode 0666, as rdma-core's uverbs nodes are: what a
  * process may reach is decided per object (a QP connects only to an SRQ
@@ -11,7 +12,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/poll.h>
@@ -23,237 +23,14 @@
 
 static struct dpusim_tm_dev *dpusim_tm;
 
-static unsigned int tm_user_bufs = 65536;
-module_param(tm_user_bufs, uint, 0644);
-MODULE_PARM_DESC(tm_user_bufs,
-		 "Tagged and untagged buffers the SRQs of one user may hold (default 65536)");
-
-/**
- * dpusim_tm_bufs_charge - count buffers posted to a context's SRQ
- * @ctx: the SRQ's context, alive (the SRQ is not dead)
- * @n: buffers
- *
- * Return: 0 or -ENOSPC (the user holds tm_user_bufs already).
- */
-int dpusim_tm_bufs_charge(struct dpusim_tm_ctx *ctx, u32 n)
-{
-	struct dpusim_tm_user *u = ctx->user;
-
-	if ((unsigned int)atomic_add_return(n, &u->bufs) >
-	    READ_ONCE(tm_user_bufs)) {
-		atomic_sub(n, &u->bufs);
-		return -ENOSPC;
-	}
-	atomic_long_add(n, &ctx->tm->posted_bufs);
-	return 0;
-}
-
-void dpusim_tm_bufs_uncharge(struct dpusim_tm_ctx *ctx, u32 n)
-{
-	atomic_sub(n, &ctx->user->bufs);
-	atomic_long_sub(n, &ctx->tm->posted_bufs);
-}
-
-/* The user of @uid, referenced; created with its first context */
-static struct dpusim_tm_user *dpusim_tm_user_get(struct dpusim_tm_dev *tm,
-						 kuid_t uid)
-{
-	struct dpusim_tm_user *u;
-
-	mutex_lock(&tm->users_lock);
-	u = xa_load(&tm->users, __kuid_val(uid));
-	if (u) {
-		u->ref++;
-		goto out;
-	}
-	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
-	if (!u)
-		goto out;
-	u->uid = uid;
-	u->ref = 1;
-	if (xa_is_err(xa_store(&tm->users, __kuid_val(uid), u,
-			       GFP_KERNEL_ACCOUNT))) {
-		kfree(u);
-		u = NULL;
-	}
-out:
-	mutex_unlock(&tm->users_lock);
-	return u;
-}
-
-static void dpusim_tm_user_put(struct dpusim_tm_dev *tm,
-			       struct dpusim_tm_user *u)
-{
-	mutex_lock(&tm->users_lock);
-	if (!--u->ref) {
-		WARN_ON_ONCE(atomic_read(&u->bufs));
-		xa_erase(&tm->users, __kuid_val(u->uid));
-		kfree(u);
-	}
-	mutex_unlock(&tm->users_lock);
-}
-
-static void dpusim_tm_ctx_free(struct kref *ref)
-{
-	struct dpusim_tm_ctx *ctx = container_of(ref, struct dpusim_tm_ctx,
-						 ref);
-
-	xa_destroy(&ctx->mrs);
-	xa_destroy(&ctx->cqs);
-	xa_destroy(&ctx->srqs);
-	xa_destroy(&ctx->qps);
-	mutex_destroy(&ctx->lock);
-	dpusim_tm_user_put(ctx->tm, ctx->user);
-	atomic_dec(&ctx->tm->contexts);
-	put_device(&ctx->tm->dev);
-	kfree(ctx);
-}
-
-void dpusim_tm_ctx_put(struct dpusim_tm_ctx *ctx)
-{
-	kref_put(&ctx->ref, dpusim_tm_ctx_free);
-}
-
-/**
- * dpusim_tm_ucmd_respond - write the reply of a call back to user space
- * @ucmd: the call
- * @cmd_len: bytes of the kernel's struct
- *
- * As much of the struct as the user's size covers.  A create calls it
- * before it publishes its object, so that a failure here aborts an object
- * nobody saw.
- *
- * Return: 0 or -EFAULT.
- */
-int dpusim_tm_ucmd_respond(struct dpusim_tm_ucmd *ucmd, size_t cmd_len)
-{
-	if (copy_to_user(ucmd->ubuffer, ucmd->cmd,
-			 min_t(size_t, ucmd->user_size, cmd_len)))
-		return -EFAULT;
-	return 0;
-}
-
-/**
- * dpusim_tm_obj_reserve - reserve a handle for an object being created
- * @ctx: the context
- * @table: one of its tables (XA_FLAGS_ALLOC1)
- * @max: the table's limit, DPUSIM_TM_MAX_*
- * @handle: out, the lowest free handle
- *
- * The slot holds XA_ZERO_ENTRY: lookups read it as NULL, and a destroy
- * of the handle is -ENOENT, until dpusim_tm_obj_finalize() or
- * dpusim_tm_obj_abort().
- *
- * Return: 0, -ENOSPC (the table is full) or -ENOMEM.
- */
-int dpusim_tm_obj_reserve(struct dpusim_tm_ctx *ctx, struct xarray *table,
-			  u32 max, u32 *handle)
-{
-	int ret;
-
-	mutex_lock(&ctx->lock);
-	ret = xa_alloc(table, handle, NULL, XA_LIMIT(1, max),
-		       GFP_KERNEL_ACCOUNT);
-	mutex_unlock(&ctx->lock);
-	return ret == -EBUSY ? -ENOSPC : ret;
-}
-
-/*
- * Publish a reserved handle's object: from now on other threads find it,
- * and may destroy it at once.  The store replaces a reserved slot, so it
- * allocates nothing and cannot fail.
- */
-void dpusim_tm_obj_finalize(struct dpusim_tm_ctx *ctx, struct xarray *table,
-			    u32 handle, void *obj)
-{
-	mutex_lock(&ctx->lock);
-	WARN_ON_ONCE(xa_is_err(xa_store(table, handle, obj, GFP_KERNEL)));
-	mutex_unlock(&ctx->lock);
-}
-
-/* Give a reserved handle back; its object was never published. */
-void dpusim_tm_obj_abort(struct dpusim_tm_ctx *ctx, struct xarray *table,
-			 u32 handle)
-{
-	mutex_lock(&ctx->lock);
-	xa_release(table, handle);
-	mutex_unlock(&ctx->lock);
-}
-
-/**
- * dpusim_tm_num_reserve - reserve a module-wide number or key
- * @numbers: the device's SRQ or QP numbers, or region keys
- * @limit: the range of values
- * @next: the cursor: numbers are allocated cyclically
- * @num: out
- *
- * As a handle, the slot reads as NULL until xa_store() publishes the
- * object, or xa_release() gives it back.  An object with a number and a
- * handle publishes its number first: until its handle is published
- * nothing can destroy it and so unpublish the number.
- *
- * Return: 0, -ENOSPC or -ENOMEM.
- */
-int dpusim_tm_num_reserve(struct xarray *numbers, struct xa_limit limit,
-			  u32 *next, u32 *num)
-{
-	int ret = xa_alloc_cyclic(numbers, num, NULL, limit, next,
-				  GFP_KERNEL_ACCOUNT);
-
-	if (ret == -EBUSY)
-		return -ENOSPC;
-	return ret < 0 ? ret : 0;
-}
-
-/**
- * dpusim_tm_obj_unpublish - take a published object out of its table
- * @ctx: the context
- * @table: the table
- * @handle: the handle
- *
- * The first step of every destroy: afterwards no lookup of @ctx finds the
- * object, and the caller owns the table's reference.
- *
- * Return: the object, or NULL (no object, or only a reservation).
- */
-void *dpusim_tm_obj_unpublish(struct dpusim_tm_ctx *ctx, struct xarray *table,
-			      u32 handle)
-{
-	void *obj;
-
-	mutex_lock(&ctx->lock);
-	obj = xa_load(table, handle);
-	if (obj)
-		xa_erase(table, handle);
-	mutex_unlock(&ctx->lock);
-	return obj;
-}
-
 static int dpusim_tm_open(struct inode *inode, struct file *filp)
 {
 	struct dpusim_tm_dev *tm = container_of(inode->i_cdev,
 						struct dpusim_tm_dev, cdev);
-	struct dpusim_tm_ctx *ctx;
+	struct dpusim_tm_ctx *ctx = dpusim_tm_ctx_new(tm);
 
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 	if (!ctx)
 		return -ENOMEM;
-	ctx->uid = current_euid();
-	ctx->user = dpusim_tm_user_get(tm, ctx->uid);
-	if (!ctx->user) {
-		kfree(ctx);
-		return -ENOMEM;
-	}
-	kref_init(&ctx->ref);
-	mutex_init(&ctx->lock);
-	xa_init(&ctx->mrs);
-	xa_init_flags(&ctx->cqs, XA_FLAGS_ALLOC1);
-	xa_init_flags(&ctx->srqs, XA_FLAGS_ALLOC1);
-	xa_init_flags(&ctx->qps, XA_FLAGS_ALLOC1);
-	init_waitqueue_head(&ctx->wait);
-	get_device(&tm->dev);
-	ctx->tm = tm;
-	atomic_inc(&tm->contexts);
 	filp->private_data = ctx;
 	return nonseekable_open(inode, filp);
 }
@@ -270,9 +47,8 @@ static int dpusim_tm_release(struct inode *inode, struct file *filp)
 		dpusim_tm_destroy_qp(ctx, idx);
 	xa_for_each(&ctx->srqs, idx, obj)
 		dpusim_tm_destroy_srq(ctx, idx);
-	xa_for_each(&ctx->cqs, idx, obj)
-		dpusim_tm_destroy_cq(ctx, idx, true);
-	dpusim_tm_dereg_mr(ctx, 0);
+	dpusim_tm_destroy_cqs(ctx);
+	dpusim_tm_dereg_mrs(ctx);
 	dpusim_tm_ctx_put(ctx);
 	return 0;
 }
@@ -301,70 +77,19 @@ static int dpusim_tm_query(struct dpusim_tm_ucmd *ucmd)
 	return dpusim_tm_ucmd_respond(ucmd, sizeof(*q));
 }
 
-/* The handle of a DESTROY_* or DEREG_MR, its reserved fields checked */
-static int dpusim_tm_destroy_handle(struct dpusim_tm_ucmd *ucmd, u32 *handle)
+/*
+ * DESTROY_* and DEREG_MR: the handle, its reserved fields checked.  No
+ * table hands out handle or key 0, so 0 is -ENOENT for all of them.
+ */
+static int dpusim_tm_destroy_obj(struct dpusim_tm_ucmd *ucmd,
+				 int (*destroy)(struct dpusim_tm_ctx *ctx,
+						u32 handle))
 {
 	const struct dpusim_tm_destroy *d = ucmd->cmd;
 
 	if (d->flags || d->__reserved)
 		return -EINVAL;
-	*handle = d->handle;
-	return 0;
-}
-
-static int dpusim_tm_dereg_mr_ioctl(struct dpusim_tm_ucmd *ucmd)
-{
-	u32 handle;
-	int ret = dpusim_tm_destroy_handle(ucmd, &handle);
-
-	if (ret)
-		return ret;
-	/* key 0 means "all of them" inside the kernel only */
-	return handle ? dpusim_tm_dereg_mr(ucmd->ctx, handle) : -ENOENT;
-}
-
-static int dpusim_tm_destroy_cq_ioctl(struct dpusim_tm_ucmd *ucmd)
-{
-	u32 handle;
-	int ret = dpusim_tm_destroy_handle(ucmd, &handle);
-
-	return ret ?: dpusim_tm_destroy_cq(ucmd->ctx, handle, false);
-}
-
-static int dpusim_tm_destroy_srq_ioctl(struct dpusim_tm_ucmd *ucmd)
-{
-	u32 handle;
-	int ret = dpusim_tm_destroy_handle(ucmd, &handle);
-
-	return ret ?: dpusim_tm_destroy_srq(ucmd->ctx, handle);
-}
-
-static int dpusim_tm_destroy_qp_ioctl(struct dpusim_tm_ucmd *ucmd)
-{
-	u32 handle;
-	int ret = dpusim_tm_destroy_handle(ucmd, &handle);
-
-	return ret ?: dpusim_tm_destroy_qp(ucmd->ctx, handle);
-}
-
-static int dpusim_tm_connect_ioctl(struct dpusim_tm_ucmd *ucmd)
-{
-	return dpusim_tm_connect(ucmd->ctx, ucmd->cmd);
-}
-
-static int dpusim_tm_post_srq_ops_ioctl(struct dpusim_tm_ucmd *ucmd)
-{
-	return dpusim_tm_post_srq_ops(ucmd->ctx, ucmd->cmd);
-}
-
-static int dpusim_tm_post_srq_recv_ioctl(struct dpusim_tm_ucmd *ucmd)
-{
-	return dpusim_tm_post_srq_recv(ucmd->ctx, ucmd->cmd);
-}
-
-static int dpusim_tm_post_send_ioctl(struct dpusim_tm_ucmd *ucmd)
-{
-	return dpusim_tm_post_send(ucmd->ctx, ucmd->cmd);
+	return d->handle ? destroy(ucmd->ctx, d->handle) : -ENOENT;
 }
 
 union dpusim_tm_ucmd_buffer {
@@ -384,7 +109,8 @@ static_assert(sizeof(union dpusim_tm_ucmd_buffer) <= DPUSIM_UCMD_MAX_SIZE);
  * Replies: a handler that has one writes it itself, with
  * dpusim_tm_ucmd_respond() (a create before it publishes its object).
  * @post: the call is a post, whose @nr_done goes back whatever happens
- * (it names the failing entry).
+ * (it names the failing entry).  @destroy: a DESTROY_* or DEREG_MR, which
+ * runs instead of @execute on the handle of its struct dpusim_tm_destroy.
  */
 struct dpusim_tm_ioctl_op {
 	unsigned int size;
@@ -392,6 +118,7 @@ struct dpusim_tm_ioctl_op {
 	unsigned int ioctl_num;
 	bool post;
 	int (*execute)(struct dpusim_tm_ucmd *ucmd);
+	int (*destroy)(struct dpusim_tm_ctx *ctx, u32 handle);
 };
 
 #define TM_IOCTL_OP(_name, _fn, _struct, _last, _post)			\
@@ -405,32 +132,37 @@ struct dpusim_tm_ioctl_op {
 		.execute = _fn,						\
 	}
 
+#define TM_DESTROY_OP(_name, _fn)					\
+	[DPUSIM_CMD_TM_##_name - DPUSIM_TM_CMD_BASE] = {		\
+		.size = sizeof(struct dpusim_tm_destroy),		\
+		.min_size = offsetofend(struct dpusim_tm_destroy,	\
+					__reserved),			\
+		.ioctl_num = DPUSIM_IOCTL_TM_##_name,			\
+		.destroy = _fn,						\
+	}
+
 static const struct dpusim_tm_ioctl_op dpusim_tm_ioctl_ops[] = {
 	TM_IOCTL_OP(QUERY, dpusim_tm_query, struct dpusim_tm_query,
 		    cap_flags, false),
 	TM_IOCTL_OP(REG_MR, dpusim_tm_reg_mr, struct dpusim_tm_reg_mr,
 		    __reserved, false),
-	TM_IOCTL_OP(DEREG_MR, dpusim_tm_dereg_mr_ioctl,
-		    struct dpusim_tm_destroy, __reserved, false),
+	TM_DESTROY_OP(DEREG_MR, dpusim_tm_dereg_mr),
 	TM_IOCTL_OP(CREATE_CQ, dpusim_tm_create_cq,
 		    struct dpusim_tm_create_cq, mmap_size, false),
-	TM_IOCTL_OP(DESTROY_CQ, dpusim_tm_destroy_cq_ioctl,
-		    struct dpusim_tm_destroy, __reserved, false),
+	TM_DESTROY_OP(DESTROY_CQ, dpusim_tm_destroy_cq),
 	TM_IOCTL_OP(CREATE_SRQ, dpusim_tm_create_srq,
 		    struct dpusim_tm_create_srq, __reserved, false),
-	TM_IOCTL_OP(DESTROY_SRQ, dpusim_tm_destroy_srq_ioctl,
-		    struct dpusim_tm_destroy, __reserved, false),
+	TM_DESTROY_OP(DESTROY_SRQ, dpusim_tm_destroy_srq),
 	TM_IOCTL_OP(CREATE_QP, dpusim_tm_create_qp,
 		    struct dpusim_tm_create_qp, qp_num, false),
-	TM_IOCTL_OP(DESTROY_QP, dpusim_tm_destroy_qp_ioctl,
-		    struct dpusim_tm_destroy, __reserved, false),
-	TM_IOCTL_OP(CONNECT, dpusim_tm_connect_ioctl,
+	TM_DESTROY_OP(DESTROY_QP, dpusim_tm_destroy_qp),
+	TM_IOCTL_OP(CONNECT, dpusim_tm_connect,
 		    struct dpusim_tm_connect, srq_num, false),
-	TM_IOCTL_OP(POST_SRQ_OPS, dpusim_tm_post_srq_ops_ioctl,
+	TM_IOCTL_OP(POST_SRQ_OPS, dpusim_tm_post_srq_ops,
 		    struct dpusim_tm_post, wrs, true),
-	TM_IOCTL_OP(POST_SRQ_RECV, dpusim_tm_post_srq_recv_ioctl,
+	TM_IOCTL_OP(POST_SRQ_RECV, dpusim_tm_post_srq_recv,
 		    struct dpusim_tm_post, wrs, true),
-	TM_IOCTL_OP(POST_SEND, dpusim_tm_post_send_ioctl,
+	TM_IOCTL_OP(POST_SEND, dpusim_tm_post_send,
 		    struct dpusim_tm_post, wrs, true),
 };
 
@@ -482,7 +214,9 @@ static long dpusim_tm_ioctl(struct file *filp, unsigned int cmd,
 	} else {
 		if (op->post && put_user(0, nr_done))
 			return -EFAULT;
-		ret = op->execute(&ucmd);
+		ret = op->destroy ?
+		      dpusim_tm_destroy_obj(&ucmd, op->destroy) :
+		      op->execute(&ucmd);
 	}
 	if (ret == -EOVERFLOW)
 		atomic_set(&ucmd.ctx->overrun, 0);	/* reported now */

@@ -283,29 +283,34 @@ static void dpusim_tm_mr_unlink(struct dpusim_tm_ctx *ctx,
 }
 
 /**
- * dpusim_tm_dereg_mr - unregister a region, or all of them
+ * dpusim_tm_dereg_mr - unregister a region
  * @ctx: the context
- * @key: the region's lkey; 0 at teardown: every region of @ctx
+ * @key: the region's lkey
  *
  * Return: 0 or -ENOENT.
  */
 int dpusim_tm_dereg_mr(struct dpusim_tm_ctx *ctx, u32 key)
 {
 	struct dpusim_tm_mr *mr;
-	unsigned long idx;
 
 	mutex_lock(&ctx->lock);
-	if (!key) {
-		xa_for_each(&ctx->mrs, idx, mr)
-			dpusim_tm_mr_unlink(ctx, mr);
-		mutex_unlock(&ctx->lock);
-		return 0;
-	}
 	mr = xa_load(&ctx->mrs, key);
 	if (mr)
 		dpusim_tm_mr_unlink(ctx, mr);
 	mutex_unlock(&ctx->lock);
 	return mr ? 0 : -ENOENT;
+}
+
+/* At teardown: every region of the context */
+void dpusim_tm_dereg_mrs(struct dpusim_tm_ctx *ctx)
+{
+	struct dpusim_tm_mr *mr;
+	unsigned long idx;
+
+	mutex_lock(&ctx->lock);
+	xa_for_each(&ctx->mrs, idx, mr)
+		dpusim_tm_mr_unlink(ctx, mr);
+	mutex_unlock(&ctx->lock);
 }
 
 /**

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * TM-SRQs: the serialisation point of tag matching.  Every message a
- * connected QP sends is delivered here under the SRQ's lock, in the order
- * each QP sent them: matched against the tag list (tm_list.c), copied into
- * the tagged buffer (eager) or read from the sender's region (rendezvous,
- * tm_qp.c), or handed whole to the next untagged buffer (unexpected,
- * no-tag, FIN).  Tag-list operations (ADD, DEL, SYNC) and untagged
- * buffers are posted here too.
+ * connected QP sends is delivered under the SRQ's lock, in the order each
+ * QP sent them (tm_msg.c).  Here: the SRQ's lifetime, its tag-list
+ * operations (ADD, DEL, SYNC, tm_list.c), its untagged buffers, and the
+ * sends it posts to a connected QP.
  *
  * Every operation reserves the completions it will write before it
  * changes anything: a full CQ refuses the operation (overrun), it never
@@ -18,12 +16,6 @@
 #include "dpusim.h"
 #include "tm.h"
 #include "trace.h"
-
-static void dpusim_tm_entry_drop(struct dpusim_tm_entry *e)
-{
-	dpusim_tm_sgl_put(e->sgl);
-	kfree(e);
-}
 
 static void dpusim_tm_srq_free(struct kref *ref)
 {
@@ -42,66 +34,6 @@ static void dpusim_tm_srq_free(struct kref *ref)
 void dpusim_tm_srq_put(struct dpusim_tm_srq *srq)
 {
 	kref_put(&srq->ref, dpusim_tm_srq_free);
-}
-
-static void dpusim_tm_rbuf_drop(struct dpusim_tm_rbuf *rb)
-{
-	list_del(&rb->node);
-	dpusim_tm_sgl_put(rb->sgl);
-	kfree(rb);
-}
-
-/*
- * A posted buffer is done with (consumed, deleted, or its post failed):
- * it no longer counts against its user.  srq->lock held, @srq not dead,
- * so its context (and its user) is alive.
- */
-static void dpusim_tm_srq_entry_done(struct dpusim_tm_srq *srq,
-				     struct dpusim_tm_entry *e)
-{
-	dpusim_tm_entry_drop(e);
-	dpusim_tm_bufs_uncharge(srq->ctx, 1);
-}
-
-static void dpusim_tm_srq_rbuf_done(struct dpusim_tm_srq *srq,
-				    struct dpusim_tm_rbuf *rb)
-{
-	dpusim_tm_rbuf_drop(rb);
-	srq->nr_rbufs--;
-	dpusim_tm_bufs_uncharge(srq->ctx, 1);
-}
-
-/* A completion of the SRQ's CQ: its number, and SYNC_REQ if due. */
-static void dpusim_tm_srq_cqe(struct dpusim_tm_srq *srq,
-			      struct dpusim_tm_cqe *c)
-{
-	c->qp_num = srq->num;
-	if (dpusim_tm_list_sync_req(&srq->list))
-		c->wc_flags |= DPUSIM_TM_WC_F_TM_SYNC_REQ;
-}
-
-/**
- * dpusim_tm_srq_flush_cqe - tell a peer its connection ended
- * @cq: the peer's CQ
- * @qp_num: qp_num of the completion (the CQ's QP or SRQ)
- * @src_qp: the other end
- * @wc_flags: DPUSIM_TM_WC_F_TM_SYNC_REQ on an SRQ's CQ when due
- *
- * Best effort: a full CQ counts an overrun.
- */
-void dpusim_tm_srq_flush_cqe(struct dpusim_tm_cq *cq, u32 qp_num, u32 src_qp,
-			     u16 wc_flags)
-{
-	struct dpusim_tm_cqe c = {
-		.opcode = DPUSIM_TM_WC_RECV,
-		.status = DPUSIM_TM_WC_WR_FLUSH_ERR,
-		.wc_flags = wc_flags,
-		.qp_num = qp_num,
-		.src_qp = src_qp,
-	};
-
-	if (!dpusim_tm_cq_reserve(cq, 1))
-		dpusim_tm_cq_push(cq, &c);
 }
 
 /* An SRQ built from @cmd, charged, not yet in any table */
@@ -230,7 +162,7 @@ int dpusim_tm_destroy_srq(struct dpusim_tm_ctx *ctx, u32 handle)
 	 */
 	xa_for_each(&srq->qps, idx, qp) {
 		qp->reset = true;
-		dpusim_tm_srq_flush_cqe(qp->cq, qp->num, srq->num, 0);
+		dpusim_tm_flush_cqe(qp->cq, qp->num, srq->num, 0);
 		xa_erase(&srq->qps, idx);
 	}
 	dpusim_tm_bufs_uncharge(srq->ctx, srq->list.nr + srq->nr_rbufs);
@@ -410,9 +342,10 @@ static int dpusim_tm_post_check(const struct dpusim_tm_post *cmd)
 	return 0;
 }
 
-int dpusim_tm_post_srq_ops(struct dpusim_tm_ctx *ctx,
-			   struct dpusim_tm_post *cmd)
+int dpusim_tm_post_srq_ops(struct dpusim_tm_ucmd *ucmd)
 {
+	struct dpusim_tm_post *cmd = ucmd->cmd;
+	struct dpusim_tm_ctx *ctx = ucmd->ctx;
 	struct dpusim_tm_ops_wr __user *uwrs = u64_to_user_ptr(cmd->wrs);
 	struct dpusim_tm_srq *srq;
 	int ret = 0;
@@ -444,9 +377,10 @@ int dpusim_tm_post_srq_ops(struct dpusim_tm_ctx *ctx,
 	return ret;
 }
 
-int dpusim_tm_post_srq_recv(struct dpusim_tm_ctx *ctx,
-			    struct dpusim_tm_post *cmd)
+int dpusim_tm_post_srq_recv(struct dpusim_tm_ucmd *ucmd)
 {
+	struct dpusim_tm_post *cmd = ucmd->cmd;
+	struct dpusim_tm_ctx *ctx = ucmd->ctx;
 	struct dpusim_tm_recv_wr __user *uwrs = u64_to_user_ptr(cmd->wrs);
 	struct dpusim_tm_recv_wr wr;
 	struct dpusim_tm_srq *srq;
@@ -508,219 +442,40 @@ int dpusim_tm_post_srq_recv(struct dpusim_tm_ctx *ctx,
 	return ret;
 }
 
-/*
- * Reserve @n completions on the SRQ's CQ and @m on the sender's: a full
- * receiver CQ is -EREMOTEIO for another process's sender, -EOVERFLOW for
- * its own.
- */
-static int dpusim_tm_srq_reserve(struct dpusim_tm_srq *srq,
-				 struct dpusim_tm_qp *qp, u32 n, u32 m)
-{
-	int ret;
-
-	ret = dpusim_tm_cq_reserve(srq->cq, n);
-	if (ret)
-		return srq->cq->ctx == qp->ctx ? -EOVERFLOW : -EREMOTEIO;
-	ret = dpusim_tm_cq_reserve(qp->cq, m);
-	if (ret)
-		dpusim_tm_cq_unreserve(srq->cq, n);
-	return ret;
-}
-
-/* A rendezvous request that matched @e; srq->lock held */
-static int dpusim_tm_srq_rndv(struct dpusim_tm_srq *srq,
-			      struct dpusim_tm_qp *qp,
-			      struct dpusim_tm_entry *e, const u8 *hdr,
-			      u32 signaled)
-{
-	const struct dpusim_tm_tmh *tmh = (const void *)hdr;
-	const struct dpusim_tm_rvh *rvh = (const void *)(hdr + sizeof(*tmh));
-	struct dpusim_tm_cqe c = {
-		.wr_id = e->wr_id,
-		.tag = be64_to_cpu(tmh->tag),
-		.priv = be32_to_cpu(tmh->app_ctx),
-		.src_qp = qp->num,
-		.opcode = DPUSIM_TM_WC_TM_RECV,
-		.wc_flags = DPUSIM_TM_WC_F_TM_MATCH,
-		.handle = e->handle,
-	};
-	struct dpusim_tm_cqe fin = {
-		.qp_num = qp->num,
-		.src_qp = srq->num,
-		.opcode = DPUSIM_TM_WC_RECV,
-		.wc_flags = DPUSIM_TM_WC_F_INLINE,
-		.byte_len = 2 * sizeof(*tmh),
-	};
-	struct dpusim_tm_iter dst, src;
-	u32 len = be32_to_cpu(rvh->len);
-	int ret;
-
-	dpusim_tm_iter_sgl(&dst, e->sgl);
-	if (len > e->sgl->bytes) {
-		/* software finishes it: the headers go to the buffer */
-		ret = dpusim_tm_srq_reserve(srq, qp, 1, signaled);
-		if (ret)
-			return ret;
-		dpusim_tm_iter_buf(&src, (void *)hdr, 2 * sizeof(*tmh));
-		c.byte_len = dpusim_tm_copy(&dst, &src, 2 * sizeof(*tmh));
-		c.status = DPUSIM_TM_WC_TM_RNDV_INCOMPLETE;
-		dpusim_tm_list_remove(&srq->list, e);
-		trace_dpusim_tm_match(srq->num, c.tag, c.handle, len, true);
-		dpusim_tm_srq_cqe(srq, &c);
-		dpusim_tm_cq_push(srq->cq, &c);
-		dpusim_tm_srq_entry_done(srq, e);
-		return 0;
-	}
-
-	ret = dpusim_tm_srq_reserve(srq, qp, 2, signaled + 1);
-	if (ret)
-		return ret;
-	dpusim_tm_list_remove(&srq->list, e);
-	trace_dpusim_tm_match(srq->num, c.tag, c.handle, len, true);
-	c.byte_len = len;
-	dpusim_tm_srq_cqe(srq, &c);
-	dpusim_tm_cq_push(srq->cq, &c);
-
-	ret = dpusim_tm_rdma_read(qp, be64_to_cpu(rvh->va),
-				  be32_to_cpu(rvh->rkey), &dst, len);
-	c.wc_flags = 0;
-	trace_dpusim_tm_rndv_read(qp->num, len, ret);
-	if (ret) {
-		c.status = DPUSIM_TM_WC_REM_ACCESS_ERR;
-		c.byte_len = 0;
-		fin.status = DPUSIM_TM_WC_REM_ACCESS_ERR;
-	} else {
-		c.wc_flags = DPUSIM_TM_WC_F_TM_DATA_VALID;
-		atomic64_inc(&srq->tm->stats.rndv_reads);
-		atomic64_inc(&srq->tm->stats.fins);
-		atomic64_add(len, &srq->tm->stats.bytes);
-	}
-	dpusim_tm_srq_cqe(srq, &c);
-	dpusim_tm_cq_push(srq->cq, &c);
-	memcpy(fin.data, hdr, 2 * sizeof(*tmh));
-	if (!ret)
-		fin.data[0] = DPUSIM_TM_TMH_FIN;
-	dpusim_tm_cq_push(qp->cq, &fin);
-	if (!ret)
-		trace_dpusim_tm_fin(qp->num);
-	dpusim_tm_srq_entry_done(srq, e);
-	return 0;
-}
-
 /**
- * dpusim_tm_srq_deliver - one message from @qp arrives at @srq
- * @srq: the SRQ, locked
- * @qp: the sender, locked
- * @hdr: the first @hdr_len bytes of the message (at least the TMH; the
- *       whole request for a rendezvous)
- * @hdr_len: bytes of @hdr
- * @msg: the whole message, at its start
- * @len: bytes of the message
- * @signaled: write a send completion to the sender's CQ
- * @wr_id: its wr_id
+ * dpusim_tm_post_srq_send - POST_SEND from an SRQ to a connected QP
+ * @ctx: the caller's context
+ * @cmd: the call, its flags and counts checked by dpusim_tm_post_send()
  *
- * Return: 0; -ECONNRESET (SRQ gone); -EAGAIN (an untagged buffer was
- * needed and none is posted); -EREMOTEIO / -EOVERFLOW (a CQ is full).
- * Nothing is consumed when it fails.
+ * Return: 0 or a negative errno; @cmd->nr_done says how many were done.
  */
-int dpusim_tm_srq_deliver(struct dpusim_tm_srq *srq, struct dpusim_tm_qp *qp,
-			  const u8 *hdr, u32 hdr_len,
-			  struct dpusim_tm_iter *msg, u32 len, bool signaled,
-			  u64 wr_id)
+int dpusim_tm_post_srq_send(struct dpusim_tm_ctx *ctx,
+			    struct dpusim_tm_post *cmd)
 {
-	const struct dpusim_tm_tmh *tmh = (const void *)hdr;
-	struct dpusim_tm_stats *st = &srq->tm->stats;
-	u8 op = tmh->opcode;
-	struct dpusim_tm_cqe c = {
-		.tag = be64_to_cpu(tmh->tag),
-		.priv = be32_to_cpu(tmh->app_ctx),
-		.src_qp = qp->num,
-	};
-	struct dpusim_tm_entry *e = NULL;
-	struct dpusim_tm_rbuf *rb;
-	struct dpusim_tm_iter dst;
-	u64 n;
-	int ret;
+	struct dpusim_tm_send_wr __user *uwrs = u64_to_user_ptr(cmd->wrs);
+	struct dpusim_tm_send_wr wr;
+	struct dpusim_tm_srq *srq;
+	struct dpusim_tm_qp *qp;
+	int ret = 0;
+	u32 i;
 
-	if (srq->dead || qp->reset)
-		return -ECONNRESET;
-	if (op == DPUSIM_TM_TMH_EAGER || op == DPUSIM_TM_TMH_RNDV)
-		e = dpusim_tm_list_match(&srq->list, c.tag);
+	srq = dpusim_tm_srq_get(ctx, cmd->handle);
+	if (!srq)
+		return -ENOENT;
 
-	if (e && op == DPUSIM_TM_TMH_RNDV) {
-		ret = dpusim_tm_srq_rndv(srq, qp, e, hdr, signaled);
+	mutex_lock(&srq->lock);
+	qp = srq->dead ? NULL : xa_load(&srq->qps, cmd->remote_qpn);
+	if (!qp)
+		ret = -ENOENT;
+	for (i = 0; !ret && i < cmd->nr_wr; i++) {
+		ret = dpusim_tm_send_wr_get(&wr, &uwrs[i]);
+		if (!ret)
+			ret = dpusim_tm_srq_send(ctx, srq, qp, &wr);
 		if (ret)
-			return ret;
-		atomic64_inc(&st->matches);
-	} else if (e) {
-		ret = dpusim_tm_srq_reserve(srq, qp, 1, signaled);
-		if (ret)
-			return ret;
-		dpusim_tm_iter_skip(msg, sizeof(*tmh));
-		dpusim_tm_iter_sgl(&dst, e->sgl);
-		n = dpusim_tm_copy(&dst, msg, len - sizeof(*tmh));
-		c.wr_id = e->wr_id;
-		c.handle = e->handle;
-		c.opcode = DPUSIM_TM_WC_TM_RECV;
-		c.wc_flags = DPUSIM_TM_WC_F_TM_MATCH |
-			     DPUSIM_TM_WC_F_TM_DATA_VALID;
-		c.byte_len = n;
-		if (n < len - sizeof(*tmh))
-			c.status = DPUSIM_TM_WC_LOC_LEN_ERR;
-		trace_dpusim_tm_match(srq->num, c.tag, c.handle, n, false);
-		/*
-		 * The completion first, the bookkeeping after: the receiver
-		 * may see it at once, and the SRQ's lock, held, keeps its
-		 * next op from finding the entry still listed.
-		 */
-		dpusim_tm_srq_cqe(srq, &c);
-		dpusim_tm_cq_push(srq->cq, &c);
-		dpusim_tm_list_remove(&srq->list, e);
-		dpusim_tm_srq_entry_done(srq, e);
-		atomic64_inc(&st->matches);
-		atomic64_add(n, &st->bytes);
-	} else {
-		rb = list_first_entry_or_null(&srq->rbufs,
-					      struct dpusim_tm_rbuf, node);
-		if (!rb)
-			return -EAGAIN;
-		ret = dpusim_tm_srq_reserve(srq, qp, 1, signaled);
-		if (ret)
-			return ret;
-		dpusim_tm_iter_sgl(&dst, rb->sgl);
-		n = dpusim_tm_copy(&dst, msg, len);
-		c.wr_id = rb->wr_id;
-		c.byte_len = n;
-		if (n < len)
-			c.status = DPUSIM_TM_WC_LOC_LEN_ERR;
-		if (op == DPUSIM_TM_TMH_NO_TAG) {
-			c.opcode = DPUSIM_TM_WC_TM_NO_TAG;
-			atomic64_inc(&st->no_tag);
-		} else {
-			c.opcode = DPUSIM_TM_WC_RECV;
-			if (op == DPUSIM_TM_TMH_FIN) {
-				atomic64_inc(&st->fins);
-			} else {
-				dpusim_tm_list_unexpected(&srq->list);
-				atomic64_inc(&st->unexpected);
-				trace_dpusim_tm_unexpected(srq->num, c.tag, n);
-			}
-		}
-		dpusim_tm_srq_cqe(srq, &c);
-		dpusim_tm_cq_push(srq->cq, &c);
-		dpusim_tm_srq_rbuf_done(srq, rb);
-		atomic64_add(n, &st->bytes);
+			break;
 	}
-	atomic64_inc(&st->messages);
-	if (signaled) {
-		struct dpusim_tm_cqe s = {
-			.wr_id = wr_id,
-			.qp_num = qp->num,
-			.opcode = DPUSIM_TM_WC_SEND,
-			.byte_len = len,
-		};
-
-		dpusim_tm_cq_push(qp->cq, &s);
-	}
-	return 0;
+	mutex_unlock(&srq->lock);
+	dpusim_tm_srq_put(srq);
+	cmd->nr_done = i;
+	return ret;
 }
