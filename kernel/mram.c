@@ -33,7 +33,7 @@
  * half for that copy and the rest of the system.  The floor is the fixed
  * default of before, so that a machine of 2 GiB (which its kernel leaves
  * with less) loses nothing; that 1 GiB was far below what PrIM's
- * benchmarks keep resident with their default inputs (2 to 3 GiB on one
+ * benchmarks keep resident with their default inputs (up to 3.75 GiB on one
  * rank).
  */
 #define DPUSIM_BUDGET_MIN	SZ_1G
