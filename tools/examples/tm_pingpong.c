@@ -46,6 +46,7 @@
 
 static const char *who = "ping";
 static pid_t peer_pid;	/* ping: the child, to notice it died */
+static int peer_status = -1;	/* its wait status, once reaped early */
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 die(const char *fmt, ...)
@@ -216,6 +217,7 @@ static struct dtm_wc wait_one(struct dtm_cq *cq, const char *what)
 			 * returns, so one more poll sees it.
 			 */
 			peer_pid = 0;
+			peer_status = st;
 			n = dtm_poll_cq(cq, 1, &wc);
 			if (n == 1)
 				return wc;
@@ -455,7 +457,11 @@ int main(int argc, char **argv)
 	if (put_u32(to_child[1], e.srq->srq_num) || get_u32(to_parent[0], &v))
 		die("the pong process did not connect");
 	ping(&e, n_eager, n_rndv, rbytes);
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+	/* wait_one() may have reaped it already, after its last message */
+	st = peer_status;
+	if (st == -1 && waitpid(pid, &st, 0) != pid)
+		die("waitpid of the pong process: %s", strerror(errno));
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		die("the pong process failed (status 0x%x)", st);
 	dtm_close_device(e.ctx);
 	printf("tm_pingpong: OK: %u eager and %u rendezvous round trips, every byte checked\n",
