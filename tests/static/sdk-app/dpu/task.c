@@ -3,7 +3,7 @@
  * sdk-app's DPU side: the SDK surface the public programs that did not
  * run used (issue 30): SimplePIM's fsb and buddy allocators, TransPimLib's
  * CLOCKS_PER_SEC, dpu_alignment's profiling.h, and a file-static variable
- * whose name the other file (tally.c) uses too.
+ * whose name the other file (tally.c) uses too; quirks.c has the rest.
  */
 #include <alloc.h>
 #include <barrier.h>
@@ -29,6 +29,7 @@ static uint32_t count;  /* tally.c has its own */
 static fsb_allocator_t blocks;
 
 uint32_t tally(void);
+void quirks(void);
 
 int main(void)
 {
@@ -43,6 +44,7 @@ int main(void)
 		blocks = fsb_alloc(WORDS * sizeof(uint64_t), NR_TASKLETS);
 		buddy_init(8192);
 		dpu_hz = CLOCKS_PER_SEC;
+		quirks();
 	}
 	barrier_wait(&sync);
 	profiling_start(&sum_section);
