@@ -21,6 +21,12 @@ uintptr_t dpurt_mram_addr(uintptr_t addr, uint64_t len)
 {
 	uint64_t size = dpurt_ctx.mram_size;
 
+	/*
+	 * The DPU's addresses are 32 bits: an MRAM pointer that arithmetic
+	 * took past 4 GiB (an offset that underflowed, added to a base) wraps
+	 * as on the DPU.  MRAM is mapped below 4 GiB (DPURT_MRAM_BASE).
+	 */
+	addr = (uint32_t)addr;
 	if (addr < size)  /* a bare offset, as the DPU's DMA engine sees it */
 		addr += DPURT_MRAM_BASE;
 	if (addr < DPURT_MRAM_BASE || addr - DPURT_MRAM_BASE > size ||

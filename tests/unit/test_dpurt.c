@@ -693,6 +693,10 @@ static int dma_hw_entry(void)
 	case 3: /* unaligned WRAM: the aligned-down word is written */
 		mram_read(mram + 2, (uint8_t *)dma_buf + 3, 8);
 		break;
+	case 4: /* past 4 GiB: a DPU's 32-bit address wraps (PIM-TC) */
+		mram_read((uint8_t *)mram + 24 + 0x100000000ull, dma_buf, 8);
+		mram_read((uint8_t *)mram + 32 + (uint32_t)-8, dma_buf + 1, 8);
+		break;
 	}
 	return 0;
 }
@@ -740,6 +744,14 @@ static void test_mram_hw_mode(void)
 	UNIT_CHECK("default: mram_read to WRAM+3 fills the word at WRAM+0",
 		   !res.fault && dma_buf[0] == mram[2] && dma_buf[1] == 0xeeeeeeeeeeeeeeeeull,
 		   "fault %d '%s'", res.fault, res.reason);
+
+	memset(dma_buf, 0xee, sizeof(dma_buf));
+	dma_hw_mode = 4;
+	run(dma_hw_entry, 1, &res);
+	UNIT_CHECK("an MRAM address past 4 GiB wraps to 32 bits, as the DPU's does",
+		   !res.fault && dma_buf[0] == mram[3] && dma_buf[1] == mram[3],
+		   "fault %d '%s', got %#llx %#llx", res.fault, res.reason,
+		   (unsigned long long)dma_buf[0], (unsigned long long)dma_buf[1]);
 }
 
 /* ---- signals, halt, a run after a fault ----------------------------- */
