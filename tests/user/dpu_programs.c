@@ -369,6 +369,32 @@ TEST(host_variables_4_and_12_bytes_round_trip)
 	dpu_free(set);
 }
 
+/*
+ * A printf that only dead code reaches does not link the log: the heap
+ * starts at the start of MRAM, as the SDK's --gc-sections leaves it
+ * (SimplePIM loads with one program and computes with another that has
+ * such a printf; both must agree on the heap).
+ */
+TEST(printf_in_dead_code_links_no_log)
+{
+	struct dpu_set_t set, dpu;
+	struct dpu_program_t *prog;
+	struct dpu_symbol_t sym;
+	uint32_t answer;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(1, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("dead_printf"), &prog));
+	EXPECT_EQ(DPU_ERR_UNKNOWN_SYMBOL, dpu_get_symbol(prog, "__stdout_buffer", &sym));
+	ASSERT_EQ(DPU_OK, dpu_get_symbol(prog, DPU_MRAM_HEAP_POINTER_NAME, &sym));
+	EXPECT_EQ(DPU_MRAM_BASE, sym.address);
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu) {
+		ASSERT_EQ(DPU_OK, dpu_copy_from(dpu, "answer", 0, &answer, sizeof(answer)));
+		EXPECT_EQ(42, answer);
+	}
+	dpu_free(set);
+}
+
 /* ------------------------------------------------------------ logs */
 
 TEST(log_read_per_dpu)
