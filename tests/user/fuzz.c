@@ -3439,6 +3439,17 @@ static void exec_program(struct ctx *c, struct fz_call *k)
 	if (k->ret)
 		goto out;
 	w = wo.fd;
+	if (w == c->fd && c->may_ebadf) {
+		/*
+		 * Close race: the rank's number was closed while WORKER_OPEN
+		 * ran, and the new worker file took it (the lowest free
+		 * number).  The rank file is gone: as EBADF.
+		 */
+		close(w);
+		k->ret = -1;
+		k->err = EBADF;
+		goto out;
+	}
 	k->ret = ioctl(c->fd, DPUSIM_IOCTL_LAUNCH, &l);
 	k->err = k->ret ? errno : 0;
 	if (!k->ret) {
@@ -6024,7 +6035,12 @@ static void run_call(struct ctx *c, struct fz_call *k)
 		st_add(&ST->ok, 1);
 	else
 		st_add(&ST->err[k->err > 0 && k->err < 134 ? k->err : 0], 1);
-	if (k->err == EBADF && c->may_ebadf) {
+	/*
+	 * Close race: the number may also have been taken meanwhile by a
+	 * worker file another thread's WORKER_OPEN installed (the lowest
+	 * free number), whose table knows no rank command: ENOTTY.
+	 */
+	if ((k->err == EBADF || (k->err == ENOTTY && !op->tm)) && c->may_ebadf) {
 		c->saw_ebadf = true;
 		return;
 	}
