@@ -484,34 +484,46 @@ static const struct rri_case {
 	{ "lsr1x", OP_LSR1X, rri_lsr1x },
 };
 
-static void test_rri(void)
+/*
+ * Every value of alu_vals through @c's builtin with each of @nimm
+ * immediates (@imms, in the order its function writes them), against the
+ * ISA; one check named @name.
+ */
+static void check_imm_case(const struct rri_case *c, const uint32_t *imms,
+			   unsigned int nimm, const char *name)
 {
-	for (unsigned int k = 0; k < sizeof(rris) / sizeof(rris[0]); k++) {
-		const struct rri_case *c = &rris[k];
-		unsigned int bad = 0;
-		uint32_t fa = 0, fi = 0, want0 = 0;
-		struct alu_res out[NIMMS], got = { 0 };
-		char name[96];
+	struct alu_res out[32], got = { 0 };
+	uint32_t fa = 0, fi = 0, want0 = 0;
+	unsigned int bad = 0;
 
-		for (unsigned int i = 0; i < NVALS; i++) {
-			c->fn(alu_vals[i], out);
-			for (unsigned int j = 0; j < NIMMS; j++) {
-				uint32_t want = isa_alu(c->op, alu_vals[i], imm_vals[j]);
+	for (unsigned int i = 0; i < NVALS; i++) {
+		c->fn(alu_vals[i], out);
+		for (unsigned int j = 0; j < nimm; j++) {
+			/* rsub(a, imm) = imm - a: sub_rirf */
+			uint32_t want = isa_alu(c->op, alu_vals[i], imms[j]);
 
-				if (!res_ok(&out[j], want) && !bad++) {
-					fa = alu_vals[i];
-					fi = j;
-					got = out[j];
-					want0 = want;
-				}
+			if (!res_ok(&out[j], want) && !bad++) {
+				fa = alu_vals[i];
+				fi = j;
+				got = out[j];
+				want0 = want;
 			}
 		}
-		snprintf(name, sizeof(name), "%s_rri%s: %zu immediates match the ISA", c->name,
-			 c->op == OP_XOR ? "" : " and its .s/.u forms", NIMMS);
-		UNIT_CHECK(name, !bad,
-			   "%u wrong, first ra 0x%08x, immediate #%u: 0x%08x/0x%08x, .s 0x%016llx, .u 0x%016llx; ISA 0x%08x",
-			   bad, fa, fi, got.s32, got.u32, (unsigned long long)got.s64,
-			   (unsigned long long)got.u64, want0);
+	}
+	UNIT_CHECK(name, !bad,
+		   "%u wrong, first ra 0x%08x, immediate #%u: 0x%08x/0x%08x, .s 0x%016llx, .u 0x%016llx; ISA 0x%08x",
+		   bad, fa, fi, got.s32, got.u32, (unsigned long long)got.s64,
+		   (unsigned long long)got.u64, want0);
+}
+
+static void test_rri(void)
+{
+	char name[96];
+
+	for (unsigned int k = 0; k < sizeof(rris) / sizeof(rris[0]); k++) {
+		snprintf(name, sizeof(name), "%s_rri%s: %zu immediates match the ISA", rris[k].name,
+			 rris[k].op == OP_XOR ? "" : " and its .s/.u forms", NIMMS);
+		check_imm_case(&rris[k], imm_vals, NIMMS, name);
 	}
 }
 
@@ -698,6 +710,7 @@ static const uint32_t imm24_vals[] = {
 	0, 1, 0xffffffffU, 0x7fffffU, 0xff800000U, 0x10, 0x123456U, 0xfff00000U,
 };
 #define NIMM24 (sizeof(imm24_vals) / sizeof(imm24_vals[0]))
+_Static_assert(NIMM24 <= 32 && NIMMS <= 32, "check_imm_case's out[]");
 #define RRIF_EACH(name, body)                                               \
 	body(name, "0") n++; body(name, "1") n++; body(name, "-1") n++;     \
 	body(name, "0x7fffff") n++; body(name, "-8388608") n++;             \
@@ -755,33 +768,12 @@ static void test_rrif(void)
 		{ "hash", OP_HASH, rrif_hash }, { "sub_rirf", OP_RSUB, rirf_sub },
 	};
 
+	char name[96];
+
 	for (unsigned int k = 0; k < sizeof(rrifs) / sizeof(rrifs[0]); k++) {
-		const struct rri_case *c = &rrifs[k];
-		unsigned int bad = 0;
-		uint32_t fa = 0, fi = 0, want0 = 0;
-		struct alu_res out[NIMM24], got = { 0 };
-		char name[96];
-
-		for (unsigned int i = 0; i < NVALS; i++) {
-			c->fn(alu_vals[i], out);
-			for (unsigned int j = 0; j < NIMM24; j++) {
-				/* rsub(a, imm) = imm - a: sub_rirf */
-				uint32_t want = isa_alu(c->op, alu_vals[i], imm24_vals[j]);
-
-				if (!res_ok(&out[j], want) && !bad++) {
-					fa = alu_vals[i];
-					fi = j;
-					got = out[j];
-					want0 = want;
-				}
-			}
-		}
 		snprintf(name, sizeof(name), "%s%s and its .s/.u forms: %zu 24-bit immediates match the ISA",
-			 c->name, c->op == OP_RSUB ? "" : "_rrif", NIMM24);
-		UNIT_CHECK(name, !bad,
-			   "%u wrong, first ra 0x%08x, immediate #%u: 0x%08x/0x%08x, .s 0x%016llx, .u 0x%016llx; ISA 0x%08x",
-			   bad, fa, fi, got.s32, got.u32, (unsigned long long)got.s64,
-			   (unsigned long long)got.u64, want0);
+			 rrifs[k].name, rrifs[k].op == OP_RSUB ? "" : "_rrif", NIMM24);
+		check_imm_case(&rrifs[k], imm24_vals, NIMM24, name);
 	}
 }
 
