@@ -3439,17 +3439,11 @@ static void exec_program(struct ctx *c, struct fz_call *k)
 	if (k->ret)
 		goto out;
 	w = wo.fd;
-	if (w == c->fd && c->may_ebadf) {
-		/*
-		 * Close race: the rank's number was closed while WORKER_OPEN
-		 * ran, and the new worker file took it (the lowest free
-		 * number).  The rank file is gone: as EBADF.
-		 */
-		close(w);
-		k->ret = -1;
-		k->err = EBADF;
-		goto out;
-	}
+	/*
+	 * Close race: w may be the rank's old number (WORKER_OPEN ran while
+	 * it was closed); LAUNCH then reaches the worker file, ENOTTY, which
+	 * the caller takes as it takes EBADF.
+	 */
 	k->ret = ioctl(c->fd, DPUSIM_IOCTL_LAUNCH, &l);
 	k->err = k->ret ? errno : 0;
 	if (!k->ret) {
