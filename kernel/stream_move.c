@@ -153,9 +153,22 @@ static void dpusim_stream_ring_lock(struct dpusim_worker *w)
 }
 
 /*
+ * Claim move @seq of the ring: false if the program claimed it first, to
+ * carry it out itself.  The page is the program's and @taken may hold
+ * anything: one attempt, and a move whose claim fails is the program's.
+ */
+static bool dpusim_stream_ring_claim(struct dpusim_move_ring *r, u32 seq)
+{
+	u32 old = READ_ONCE(r->taken);
+
+	return old != seq && cmpxchg(&r->taken, old, seq) == old;
+}
+
+/*
  * Carry out the move the ring holds, as the ioctl would (synchronously),
- * and answer in the ring.  Only this thread runs queued moves, so one it
- * finds queued (by the ioctl, meanwhile) runs first.
+ * and answer in the ring, unless the program claimed it.  Only this
+ * thread runs queued moves, so one it finds queued (by the ioctl,
+ * meanwhile) runs first.
  */
 static void dpusim_stream_ring_run(struct dpusim_worker *w)
 {
@@ -167,9 +180,12 @@ static void dpusim_stream_ring_run(struct dpusim_worker *w)
 
 	/* acquire: the move was written before its number */
 	seq = smp_load_acquire(&r->submitted);
+	job->ring_seen = seq;
+	/* full barrier (cmpxchg): the claim before the snapshot */
+	if (!dpusim_stream_ring_claim(r, seq))
+		return;
 	dpu = READ_ONCE(r->dpu);
 	memcpy(&m, &r->move, sizeof(m));	/* a snapshot, checked as such */
-	job->ring_seen = seq;
 	m.flags &= ~DPUSIM_STREAM_MOVE_ASYNC;
 	dpusim_stream_ring_lock(w);
 	/* a move left over from the run of another DPU does not happen */

@@ -656,9 +656,18 @@ struct dpusim_worker_stream_wait {
  * @flags: a program that sees it after storing @submitted (with a full
  * barrier in between) wakes the thread with DPUSIM_IOCTL_WORKER_STREAM_WAIT
  * and DPUSIM_STREAM_WAIT_KICK.  One move at a time: write the next once
- * @done caught up.  The kernel trusts nothing in the page: a move written
- * wrong fails with its errno in @result; the page is the program's own.
- * One ring per worker file; every mapping shows the same page.
+ * @done caught up.
+ *
+ * Whoever carries a move out first claims it: the thread, and a program
+ * that would rather not wait for it (the thread asleep, or busy on the
+ * program's own CPU), each store its sequence number in @taken with a
+ * compare-and-exchange, and only the one that stored it carries it out.
+ * A program that claims a move does it with DPUSIM_IOCTL_WORKER_STREAM_MOVE
+ * and then stores @done itself, so @done always catches up.  A program
+ * that never claims needs nothing of this: the thread claims every move.
+ * The kernel trusts nothing in the page: a move written wrong fails with
+ * its errno in @result; the page is the program's own.  One ring per
+ * worker file; every mapping shows the same page.
  */
 #define DPUSIM_MMAP_MOVE_RING	DPUSIM_MMAP_MRAM(0xfffffffeU)
 
@@ -677,6 +686,8 @@ enum {
  * @dpu: the program's: the DPU it runs as; a move for another DPU than the
  *       one the worker file holds when the thread takes it fails (EPERM)
  * @move: the program's: the move, as for DPUSIM_IOCTL_WORKER_STREAM_MOVE
+ * @taken: both sides': sequence number of the last move claimed
+ * @__reserved: unused
  */
 struct dpusim_move_ring {
 	__u32 submitted;
@@ -686,6 +697,8 @@ struct dpusim_move_ring {
 	__u32 next;
 	__u32 dpu;
 	struct dpusim_worker_stream_move move;
+	__u32 taken;
+	__u32 __reserved;
 };
 
 /*

@@ -150,6 +150,8 @@ static void stream_at(ebsp_stream *s, const struct dpusim_stream_cmd *o)
 static struct dpusim_move_ring *ring;
 static uint32_t ring_seq;
 static int ring_tried;
+/* the move in the ring, as submitted: for ring_run() */
+static struct dpusim_worker_stream_move ring_move;
 
 static void ring_kick(void)
 {
@@ -210,13 +212,50 @@ static int ring_map(void)
  */
 static ebsp_stream *ring_owner;
 
+/*
+ * Claim the ring's move for this program: one attempt, as the thread's.
+ * It succeeds while the thread has not taken the move: asleep, waking
+ * (a wake-up can take longer than the copy), or waiting for this
+ * program's CPU.  Then waiting could only cost more than the move.
+ */
+static int ring_claim(void)
+{
+	uint32_t old = __atomic_load_n(&ring->taken, __ATOMIC_RELAXED);
+
+	return old != ring_seq &&
+	       __atomic_compare_exchange_n(&ring->taken, &old, ring_seq, 0,
+					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+/*
+ * Carry out the ring's move, claimed, with the ioctl; 0 or -errno, the
+ * size of the token after it in *@next.  @done is then stored as the
+ * thread would, so the ring's numbers stay in step.
+ */
+static int ring_run(uint32_t *next)
+{
+	struct dpusim_worker_stream_move m = ring_move;
+	int r = 0;
+
+	m.flags &= ~DPUSIM_STREAM_MOVE_ASYNC;
+	if (xioctl(DPUSIM_IOCTL_WORKER_STREAM_MOVE, &m))
+		r = -errno;
+	*next = r ? 0 : m.next;
+	__atomic_store_n(&ring->done, ring_seq, __ATOMIC_RELEASE);
+	return r;
+}
+
+/* The answer of the ring's move, into its stream: its own, or the thread's */
 static void ring_collect(void)
 {
 	ebsp_stream *s = ring_owner;
 
 	if (!s)
 		return;
-	s->ring_result = ring_wait(&s->ring_next);
+	if (ring_claim())
+		s->ring_result = ring_run(&s->ring_next);
+	else
+		s->ring_result = ring_wait(&s->ring_next);
 	ring_owner = NULL;
 }
 
@@ -225,6 +264,7 @@ static void ring_submit(ebsp_stream *s, const struct dpusim_worker_stream_move *
 {
 	ring_collect();		/* one move at a time */
 	ring_owner = s;
+	ring_move = *m;
 	memcpy(&ring->move, m, sizeof(*m));
 	ring->dpu = dpurt_worker_dpu;
 	__atomic_store_n(&ring->submitted, ++ring_seq, __ATOMIC_RELEASE);
@@ -240,7 +280,12 @@ static void ring_submit(ebsp_stream *s, const struct dpusim_worker_stream_move *
  */
 void dpurt_ebsp_quiesce(void)
 {
-	if (ring_owner)
+	uint32_t next;
+
+	/* not into the stream: the tasklet that held it may have returned */
+	if (ring_owner && ring_claim())
+		ring_run(&next);
+	else if (ring_owner)
 		ring_wait(NULL);
 	ring_owner = NULL;
 }
@@ -375,6 +420,12 @@ int bsp_stream_open(ebsp_stream *stream, int stream_id)
 	}
 	stream->token_size = o.token_size;
 	stream_at(stream, &o);
+	/*
+	 * The ring, and with it the copy thread, now rather than at the first
+	 * preload: starting a thread costs more than moving a token.  Without
+	 * it, moves are synchronous.
+	 */
+	ring_map();
 	return 1;
 }
 

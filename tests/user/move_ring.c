@@ -209,6 +209,67 @@ TEST_F(ring, every_mapping_shows_one_page)
 	munmap(r2, PAGE);
 }
 
+/*
+ * The thread claims the moves it carries out: @taken holds the number of
+ * each it answered.
+ */
+TEST_F(ring, the_thread_claims_its_moves)
+{
+	struct dpusim_worker_stream_move m;
+
+	down_move(&m, 0, 64);
+	self->r->move = m;
+	ASSERT_EQ(0, submit(self, 1));
+	EXPECT_EQ(1u, __atomic_load_n(&self->r->taken, __ATOMIC_ACQUIRE));
+	down_move(&m, 1, 128);
+	self->r->move = m;
+	ASSERT_EQ(0, submit(self, 2));
+	EXPECT_EQ(2u, __atomic_load_n(&self->r->taken, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(2u, cursor(self));
+}
+
+/*
+ * A move the program claimed first is the program's: the thread, awake
+ * and shown it, neither carries it out nor answers it (the cursor moves
+ * once, by the program's own ioctl), and takes the next one as usual.
+ */
+TEST_F(ring, a_move_claimed_by_the_program_is_left_to_it)
+{
+	struct dpusim_worker_stream_move m, mine;
+	struct dpusim_move_ring *r = self->r;
+	double end;
+
+	down_move(&m, 0, 64);
+	r->move = m;
+	r->dpu = HELD;
+	r->result = 12345;
+	/* claimed before it is submitted: the thread cannot win */
+	__atomic_store_n(&r->taken, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->submitted, 1, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, kick(self->wfd));
+	/* long enough for a woken thread to have looked at it */
+	end = now() + 0.5;
+	while (now() < end)
+		usleep(10000);
+	EXPECT_EQ(0u, __atomic_load_n(&r->done, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(12345, r->result);
+	EXPECT_EQ(0u, cursor(self));
+	/* the program carries it out itself, and says so in @done */
+	mine = m;
+	ASSERT_EQ(0, ioctl(self->wfd, DPUSIM_IOCTL_WORKER_STREAM_MOVE, &mine));
+	EXPECT_EQ(16u, mine.next);
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	EXPECT_EQ(1u, cursor(self));
+	EXPECT_EQ(0, memcmp((const void *)(self->win + 64), self->data, 16));
+	/* the next move is the thread's again */
+	down_move(&m, 1, 128);
+	r->move = m;
+	ASSERT_EQ(0, submit(self, 2));
+	EXPECT_EQ(0, r->result);
+	EXPECT_EQ(2u, __atomic_load_n(&r->taken, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(2u, cursor(self));
+}
+
 TEST_F(ring, a_move_answered_in_the_page)
 {
 	struct dpusim_worker_stream_move m;
