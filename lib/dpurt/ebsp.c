@@ -229,8 +229,8 @@ static int ring_claim(void)
 
 /*
  * Carry out the ring's move, claimed, with the ioctl; 0 or -errno, the
- * size of the token after it in *@next.  @done is then stored as the
- * thread would, so the ring's numbers stay in step.
+ * size of the token after it in *@next (if not NULL).  @done is then
+ * stored as the thread would, so the ring's numbers stay in step.
  */
 static int ring_run(uint32_t *next)
 {
@@ -240,22 +240,26 @@ static int ring_run(uint32_t *next)
 	m.flags &= ~DPUSIM_STREAM_MOVE_ASYNC;
 	if (xioctl(DPUSIM_IOCTL_WORKER_STREAM_MOVE, &m))
 		r = -errno;
-	*next = r ? 0 : m.next;
+	if (next)
+		*next = r ? 0 : m.next;
 	__atomic_store_n(&ring->done, ring_seq, __ATOMIC_RELEASE);
 	return r;
 }
 
-/* The answer of the ring's move, into its stream: its own, or the thread's */
+/* The ring's move done, by this program or by the thread; as ring_wait() */
+static int ring_finish(uint32_t *next)
+{
+	return ring_claim() ? ring_run(next) : ring_wait(next);
+}
+
+/* The answer of the ring's move, into its stream */
 static void ring_collect(void)
 {
 	ebsp_stream *s = ring_owner;
 
 	if (!s)
 		return;
-	if (ring_claim())
-		s->ring_result = ring_run(&s->ring_next);
-	else
-		s->ring_result = ring_wait(&s->ring_next);
+	s->ring_result = ring_finish(&s->ring_next);
 	ring_owner = NULL;
 }
 
@@ -280,13 +284,9 @@ static void ring_submit(ebsp_stream *s, const struct dpusim_worker_stream_move *
  */
 void dpurt_ebsp_quiesce(void)
 {
-	uint32_t next;
-
 	/* not into the stream: the tasklet that held it may have returned */
-	if (ring_owner && ring_claim())
-		ring_run(&next);
-	else if (ring_owner)
-		ring_wait(NULL);
+	if (ring_owner)
+		ring_finish(NULL);
 	ring_owner = NULL;
 }
 
