@@ -50,6 +50,7 @@ DPURT_SRCS  := $(wildcard lib/dpurt/*.c)
 DPURT_OBJS  := $(DPURT_SRCS:lib/dpurt/%.c=$(BUILD)/dpurt/%.o)
 DPURT_A     := $(BUILD)/lib/libdpusim-dpurt.a
 DPURT_HDRS  := $(wildcard include/dpurt/*.h)
+DPU_PLUGIN  := $(BUILD)/lib/dpu-model-plugin.so
 DPURT_CFLAGS := -std=c11 -D_GNU_SOURCE -DDPUSIM_HOST_LIBC -Wall -Wextra -Werror -Iinclude -Iinclude/dpurt -Ilib/dpurt $(CFLAGS)
 DPU_TOOLS   := tools/dpusim-cc tools/dpu-upmem-dpurte-clang tools/dpu-pkg-config
 # DPU test programs: build/tests/dpu/<name>, barrier_test once per tasklet
@@ -69,6 +70,9 @@ DPU_NR_vecadd := 16
 DPU_NR_pivot := 1
 DPU_NR_mram_fault := 2
 DPU_NR_crash := 2
+DPU_NR_model_time_16 := 16
+# per-program dpusim-cc flags
+DPU_FLAGS_model_time_plain := -fno-dpu-model
 DPU_TEST_SRCS := $(filter-out tests/user/dpu/barrier_test.c,$(wildcard tests/user/dpu/*.c))
 # Programs of several files: tests/user/dpu/<name>/*.c -> build/tests/dpu/<name>
 DPU_MULTI   := $(patsubst tests/user/dpu/%/,%,$(sort $(dir $(wildcard tests/user/dpu/*/*.c))))
@@ -98,7 +102,7 @@ module: $(KSOURCES)
 	@cp -p include/uapi/dpusim.h $(MODDIR)/include/uapi/
 	$(MAKE) -C $(KDIR) M=$(abspath $(MODDIR)) $(if $(C),C=$(C)) modules
 
-lib: $(LIB_SO) $(LIB_A) $(DPURT_A)
+lib: $(LIB_SO) $(LIB_A) $(DPURT_A) $(DPU_PLUGIN)
 tool: $(TOOL)
 tests: $(UNIT_TESTS) $(USER_TESTS) $(DPU_TESTS)
 examples: $(EXAMPLES) $(DPU_EXAMPLES)
@@ -132,22 +136,22 @@ $(DPURT_A): $(DPURT_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/tests/dpu/barrier_test_%t: tests/user/dpu/barrier_test.c $(DPURT_A) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
+$(BUILD)/tests/dpu/barrier_test_%t: tests/user/dpu/barrier_test.c $(DPURT_A) $(DPU_PLUGIN) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
 	@mkdir -p $(dir $@)
 	$(DPUCC) $(DPU_CFLAGS) -DNR_TASKLETS=$* -o $@ $<
 
-$(BUILD)/tests/dpu/%: tests/user/dpu/%.c $(DPURT_A) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
+$(BUILD)/tests/dpu/%: tests/user/dpu/%.c $(DPURT_A) $(DPU_PLUGIN) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
 	@mkdir -p $(dir $@)
-	$(DPUCC) $(DPU_CFLAGS) -DNR_TASKLETS=$(or $(DPU_NR_$*),1) -o $@ $<
+	$(DPUCC) $(DPU_CFLAGS) $(DPU_FLAGS_$*) -DNR_TASKLETS=$(or $(DPU_NR_$*),1) -o $@ $<
 
 define DPU_MULTI_RULE
-$(BUILD)/tests/dpu/$(1): $(wildcard tests/user/dpu/$(1)/*.c) $(DPURT_A) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
+$(BUILD)/tests/dpu/$(1): $(wildcard tests/user/dpu/$(1)/*.c) $(DPURT_A) $(DPU_PLUGIN) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
 	@mkdir -p $$(dir $$@)
 	$(DPUCC) $(DPU_CFLAGS) -DNR_TASKLETS=$(or $(DPU_NR_$(1)),1) -o $$@ $$(filter %.c,$$^)
 endef
 $(foreach p,$(DPU_MULTI),$(eval $(call DPU_MULTI_RULE,$(p))))
 
-$(BUILD)/examples/dpu/%: tools/examples/dpu/%.c $(DPURT_A) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
+$(BUILD)/examples/dpu/%: tools/examples/dpu/%.c $(DPURT_A) $(DPU_PLUGIN) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
 	@mkdir -p $(dir $@)
 	$(DPUCC) $(DPU_CFLAGS) -DNR_TASKLETS=$(or $(DPU_NR_$*),1) -o $@ $<
 
@@ -157,7 +161,7 @@ $(BUILD)/examples/dpu/%: tools/examples/dpu/%.c $(DPURT_A) $(DPURT_HDRS) lib/dpu
 # a figure (tools/bench/README, "Code layout").
 BENCH_CFLAGS := -falign-loops=32
 
-$(BUILD)/bench/dpu/%: tools/bench/dpu/%.c $(DPURT_A) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
+$(BUILD)/bench/dpu/%: tools/bench/dpu/%.c $(DPURT_A) $(DPU_PLUGIN) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
 	@mkdir -p $(dir $@)
 	$(DPUCC) $(DPU_CFLAGS) $(BENCH_CFLAGS) -DNR_TASKLETS=$(or $(DPU_NR_$*),1) -o $@ $<
 
@@ -217,11 +221,11 @@ $(BUILD)/tests/user/%: tests/user/%.c $(wildcard tests/user/*.h) $(LIB_A) $(KSEL
 # package config for find_package(dpu).
 CMAKE_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g; s|@LIBDIR@|$(LIBDIR)|g; s|@INCLUDEDIR@|$(INCLUDEDIR)|g; s|@DATADIR@|$(DATADIR)|g; s|@SOVERSION@|$(SOVERSION)|g'
 
-install: $(LIB_SO) $(LIB_A) $(TOOL) $(DPURT_A)
+install: $(LIB_SO) $(LIB_A) $(TOOL) $(DPURT_A) $(DPU_PLUGIN)
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/dpusim/uapi $(DESTDIR)$(BINDIR) $(DESTDIR)$(UDEVDIR)
 	install -d $(DESTDIR)$(INCLUDEDIR)/dpusim/dpurt $(DESTDIR)$(LIBDIR)/dpusim
 	install -m 0644 $(DPURT_HDRS) $(DESTDIR)$(INCLUDEDIR)/dpusim/dpurt/
-	install -m 0644 $(DPURT_A) lib/dpurt/dpu.ld lib/dpurt/user.ld $(DESTDIR)$(LIBDIR)/dpusim/
+	install -m 0644 $(DPURT_A) lib/dpurt/dpu.ld lib/dpurt/user.ld $(DPU_PLUGIN) $(DPU_PLUGIN:.so=.gccver) $(DESTDIR)$(LIBDIR)/dpusim/
 	sed -e 's|@DPURT_INCDIR@|$(INCLUDEDIR)/dpusim/dpurt|; s|@DPURT_LIBDIR@|$(LIBDIR)/dpusim|' \
 		tools/dpusim-cc > $(DESTDIR)$(BINDIR)/dpusim-cc
 	chmod 0755 $(DESTDIR)$(BINDIR)/dpusim-cc
@@ -254,3 +258,28 @@ sparse:
 
 clean:
 	rm -rf $(BUILD)
+
+# the pipeline model's unit tests link the runtime's archive (no kernel)
+$(BUILD)/tests/unit/test_model: tests/unit/test_model.c $(wildcard tests/unit/*.h) $(DPURT_A) lib/dpurt/model.h
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -Itests/unit -Ilib/dpurt -o $@ $< $(DPURT_A)
+
+# dpusim-cc's model plugin, built for the gcc that will load it (its
+# version beside it: dpusim-cc loads it into no other compiler)
+PLUGIN_DIR  := $(shell $(CXX) -print-file-name=plugin)
+$(DPU_PLUGIN): tools/dpu-model-plugin.cc lib/dpurt/model_table.h
+	@mkdir -p $(dir $@)
+	$(CXX) -std=gnu++17 -shared -fPIC -fno-rtti -O2 -Wall -Wextra -Wno-unused-parameter \
+		-I$(PLUGIN_DIR)/include -o $@ $<
+	$(or $(DPUSIM_HOST_CC),gcc) -dumpfullversion > $(@:.so=.gccver)
+
+# model_time's other builds include it
+$(BUILD)/tests/dpu/model_time_16 $(BUILD)/tests/dpu/model_time_plain: tests/user/dpu/model_time.c
+
+# the cost table as the plugin applies it: one operation per function
+$(BUILD)/tests/unit/model_ops.o: tests/unit/fixtures/model_ops.c $(DPU_PLUGIN)
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -fplugin=$(DPU_PLUGIN) -fno-tree-vectorize -c $< -o $@
+$(BUILD)/tests/unit/test_model_costs: tests/unit/test_model_costs.c $(BUILD)/tests/unit/model_ops.o lib/dpurt/model_table.h
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/tests/unit/model_ops.o

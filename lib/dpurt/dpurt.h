@@ -129,6 +129,22 @@ void dpurt_ebsp_quiesce(void);  /* before FINISH: no stream move left in flight 
 void dpurt_log_begin(void);   /* zero the header, point stdout at the log */
 void dpurt_log_end(void);     /* flush, give stdout back (test mode) */
 
+/*
+ * The modeled time (perfcounter.c, model.c): no-ops unless the program was
+ * instrumented (dpurt_modeled).  take: the running tasklet's instructions
+ * so far into the model; dma: a DMA of @bytes; sync: a synchronisation's
+ * instructions, returns the tasklet's cycle; until: the tasklet could not
+ * go on before @cycle; done: it returned; end: the run's last cycle.
+ */
+extern bool dpurt_modeled;
+void dpurt_time_take(void);
+void dpurt_time_dma(uint32_t bytes);
+uint64_t dpurt_time_sync(void);
+void dpurt_time_until(uint64_t cycle);
+void dpurt_time_done(void);
+uint64_t dpurt_time_end(void);
+extern __thread unsigned int __dpurt_tasklet_id;
+
 /* MRAM address (0x08000000 + offset, or a bare offset) to a pointer; 0 if
  * [addr, addr + len) is not inside MRAM. */
 uintptr_t dpurt_mram_addr(uintptr_t addr, uint64_t len);

@@ -120,6 +120,7 @@ void mram_read(const __mram_ptr void *from, void *to, unsigned int nb_of_bytes)
 	uintptr_t p = check("mram_read", (uintptr_t)from, &w, &nb_of_bytes);
 
 	dma_copy((void *)w, (const void *)p, nb_of_bytes);
+	dpurt_time_dma(nb_of_bytes);
 	dpurt_yield();	/* the DMA stalls this tasklet: the others go on */
 }
 
@@ -129,5 +130,6 @@ void mram_write(const void *from, __mram_ptr void *to, unsigned int nb_of_bytes)
 	uintptr_t p = check("mram_write", (uintptr_t)to, &w, &nb_of_bytes);
 
 	dma_copy((void *)p, (const void *)w, nb_of_bytes);
+	dpurt_time_dma(nb_of_bytes);
 	dpurt_yield();
 }

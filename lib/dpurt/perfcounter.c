@@ -1,14 +1,32 @@
 // SPDX-License-Identifier: MIT
 /*
- * perfcounter.c - the simulated performance counter: nanoseconds of the
- * host's CLOCK_MONOTONIC since the last reset (or the launch), as cycles
- * of a 350 MHz DPU (x 0.35).  One counter per DPU.
+ * perfcounter.c - the DPU's time: the performance counter, and the modeled
+ * time behind it.
+ *
+ * A program built by dpusim-cc with its model (the default) counts its
+ * instructions as it runs (tools/dpu-model-plugin.cc adds each basic
+ * block's count to __dpusim_icount); the runtime hands the running
+ * tasklet's count to the pipeline model (model.c) at every DMA, wait and
+ * counter read, and the counter reads the model: modeled cycles of the
+ * calling tasklet since the last reset, or modeled instructions of the
+ * DPU.  The same program and input give the same figures on any host.
+ *
+ * A program built without it (dpusim-cc -fno-dpu-model, or code the
+ * runtime's own tests run) reads the host's CLOCK_MONOTONIC since the last
+ * reset as cycles of a 350 MHz DPU (x 0.35), instructions counted as one
+ * a cycle.
+ *
+ * One counter per DPU, shared by its tasklets, as on hardware; one DPU
+ * runs at a time in a process (run.c).
  */
 #include "dpurt.h"
 
 #include <time.h>
 
 #include <perfcounter.h>
+
+#include "model.h"
+#include "model_table.h"
 
 /*
  * In the DPU's WRAM (dpu.ld keeps .dpu_wram.rt.*), so that every DPU has it
@@ -18,9 +36,24 @@
 __attribute__((section(".dpu_wram.rt.clocks"), used))
 const volatile uint32_t CLOCKS_PER_SEC = DPURT_CLOCK_HZ;
 
+/* The plugin's counter: instructions of the running tasklet not yet taken. */
+__thread unsigned long long __dpusim_icount;
+/* Defined by dpusim-cc in a program it instrumented. */
+extern const char __dpusim_model_on __attribute__((weak));
+
+bool dpurt_modeled;
+static struct dpurt_model model;
+
+static const struct dpurt_model_params model_params = {
+	.issue_interval = DPU_ISSUE_INTERVAL,
+	.dma_latency = DPU_DMA_LATENCY,
+	.dma_cycles_per_8b = DPU_DMA_CYCLES_PER_8B,
+};
+
 static _Atomic uint64_t base_ns;
 static _Atomic uint64_t frozen;      /* COUNT_NOTHING: the value kept */
 static _Atomic int mode = COUNT_CYCLES;
+static uint64_t base_cycle, base_instr;	/* modeled: the last reset */
 
 static uint64_t now_ns(void)
 {
@@ -36,22 +69,106 @@ static uint64_t cycles(uint64_t ns)
 	return ns / 20 * 7 + ns % 20 * 7 / 20;
 }
 
+/* ---- the modeled time, for the runtime's other files ------------------ */
+
+void dpurt_time_take(void)
+{
+	unsigned long long n = __dpusim_icount;
+
+	__dpusim_icount = 0;
+	if (dpurt_modeled)
+		dpurt_model_compute(&model, __dpurt_tasklet_id, n);
+}
+
+void dpurt_time_dma(uint32_t bytes)
+{
+	if (!dpurt_modeled)
+		return;
+	__dpusim_icount += DPU_COST_DMA_ISSUE;
+	dpurt_time_take();
+	dpurt_model_dma(&model, __dpurt_tasklet_id, bytes);
+}
+
+uint64_t dpurt_time_sync(void)
+{
+	if (!dpurt_modeled)
+		return 0;
+	__dpusim_icount += DPU_COST_SYNC;
+	dpurt_time_take();
+	return model.t[__dpurt_tasklet_id % DPURT_MODEL_MAX_TASKLETS].clock;
+}
+
+void dpurt_time_until(uint64_t cycle)
+{
+	if (dpurt_modeled)
+		dpurt_model_until(&model, __dpurt_tasklet_id, cycle);
+}
+
+void dpurt_time_done(void)
+{
+	dpurt_time_take();
+	if (dpurt_modeled)
+		dpurt_model_done(&model, __dpurt_tasklet_id);
+}
+
+uint64_t dpurt_time_end(void)
+{
+	return dpurt_modeled ? dpurt_model_end(&model) : 0;
+}
+
+/* ---- the counter ------------------------------------------------------- */
+
 void dpurt_perf_reset(void)
 {
+	dpurt_modeled = &__dpusim_model_on != NULL;
+	__dpusim_icount = 0;
+	if (dpurt_modeled && dpurt_model_init(&model, &model_params, dpurt_ctx.nr_tasklets))
+		dpurt_modeled = false;
+	base_cycle = 0;
+	base_instr = 0;
 	atomic_store(&base_ns, now_ns());
 	atomic_store(&frozen, 0);
 	atomic_store(&mode, COUNT_CYCLES);
 }
 
+/* modeled: the calling tasklet's cycle, and the DPU's instructions */
+static void modeled_now(uint64_t *cycle, uint64_t *instr)
+{
+	dpurt_time_take();
+	*cycle = model.t[__dpurt_tasklet_id % DPURT_MODEL_MAX_TASKLETS].clock;
+	*instr = dpurt_model_instructions(&model);
+}
+
+static uint64_t counted(int m)
+{
+	uint64_t c, i;
+
+	if (!dpurt_modeled) {
+		uint64_t now = now_ns(), base = atomic_load(&base_ns);
+
+		return now > base ? cycles(now - base) : 0;
+	}
+	modeled_now(&c, &i);
+	if (m == COUNT_INSTRUCTIONS)
+		return i > base_instr ? i - base_instr : 0;
+	return c > base_cycle ? c - base_cycle : 0;
+}
+
+static void reset_base(void)
+{
+	if (dpurt_modeled)
+		modeled_now(&base_cycle, &base_instr);
+	else
+		atomic_store(&base_ns, now_ns());
+}
+
 perfcounter_t perfcounter_get(void)
 {
-	uint64_t now, base;
+	int m = atomic_load(&mode);
 
-	if (atomic_load(&mode) == COUNT_NOTHING)
+	if (m == COUNT_NOTHING)
 		return atomic_load(&frozen);
-	now = now_ns();
-	base = atomic_load(&base_ns);
-	return now > base ? cycles(now - base) : 0;
+	return counted(m);
 }
 
 perfcounter_t perfcounter_config(perfcounter_config_t config, bool reset_value)
@@ -61,15 +178,28 @@ perfcounter_t perfcounter_config(perfcounter_config_t config, bool reset_value)
 	if (config == COUNT_NOTHING)
 		atomic_store(&frozen, reset_value ? 0 : old);
 	if (reset_value)
-		atomic_store(&base_ns, now_ns());
+		reset_base();
 	if (config == COUNT_CYCLES || config == COUNT_INSTRUCTIONS || config == COUNT_ENABLE_BOTH) {
+		int m = config == COUNT_INSTRUCTIONS ? COUNT_INSTRUCTIONS : COUNT_CYCLES;
+
 		if (atomic_load(&mode) == COUNT_NOTHING && !reset_value) {
 			/* resume from the frozen value */
 			uint64_t f = atomic_load(&frozen);
 
-			atomic_store(&base_ns, now_ns() - f * 20 / 7);
+			if (dpurt_modeled) {
+				uint64_t c, i;
+
+				modeled_now(&c, &i);
+				if (m == COUNT_INSTRUCTIONS)
+					base_instr = i - f;
+				else
+					base_cycle = c - f;
+			} else {
+				atomic_store(&base_ns, now_ns() - f * 20 / 7);
+			}
 		}
-		atomic_store(&mode, COUNT_CYCLES);
+		/* unmodeled, instructions count as cycles (one a cycle) */
+		atomic_store(&mode, dpurt_modeled ? m : COUNT_CYCLES);
 	} else if (config == COUNT_NOTHING || config == COUNT_DISABLE_BOTH) {
 		if (config == COUNT_DISABLE_BOTH)
 			atomic_store(&frozen, reset_value ? 0 : old);
@@ -82,9 +212,9 @@ perfcounter_pair_t perfcounter_get_both(bool should_reset)
 {
 	perfcounter_pair_t p;
 
-	p.cycles = perfcounter_get();
-	p.instr = p.cycles;
+	p.cycles = counted(COUNT_CYCLES);
+	p.instr = dpurt_modeled ? counted(COUNT_INSTRUCTIONS) : p.cycles;
 	if (should_reset)
-		atomic_store(&base_ns, now_ns());
+		reset_base();
 	return p;
 }

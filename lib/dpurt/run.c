@@ -150,6 +150,7 @@ void dpurt_yield(void)
 
 	if (!t || !t->in_run)
 		return;
+	dpurt_time_take();	/* its instructions so far are its own */
 	dpurt_switch(&t->sp, sched_sp);
 }
 
@@ -355,6 +356,7 @@ static __attribute__((noreturn)) void tasklet_start(void)
 	struct tasklet *t = self;
 
 	pool.entry();
+	dpurt_time_done();
 	t->in_run = false;
 	t->done = true;
 	dpurt_switch(&t->sp, sched_sp);

@@ -21,6 +21,7 @@ static void fill(unsigned int cache_size, seqreader_t *reader)
 	else if (end - reader->mram_addr < n)
 		n = end - reader->mram_addr;
 	memcpy((void *)reader->wram_cache, (const void *)reader->mram_addr, n);
+	dpurt_time_dma((uint32_t)n);
 	dpurt_yield();	/* a DMA, as mram_read */
 }
 

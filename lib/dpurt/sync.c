@@ -31,6 +31,13 @@ struct obj {
 	uintptr_t key;
 	_Atomic uint32_t a;   /* lock: 0 free, 1 held, 2 held + waiters; barrier: arrived; sem: value */
 	_Atomic uint32_t b;   /* barrier: generation */
+	/*
+	 * The modeled time (perfcounter.c): lock: the cycle of the last
+	 * unlock; barrier: the last arrival so far, and the cycle the last
+	 * generation was let go; semaphore: the last give.
+	 */
+	uint64_t mt;
+	uint64_t mrel;
 };
 
 static struct obj objs[NR_OBJS];
@@ -39,6 +46,9 @@ static uint32_t sync_run = 1;
 
 /* Handshakes, per notifier: 0 nobody waits, 1 a tasklet waits, 2 notified. */
 static _Atomic uint32_t hs_state[DPURT_MAX_TASKLETS];
+/* and the modeled cycles its waiter began waiting and it notified */
+static uint64_t hs_wait_cycle[DPURT_MAX_TASKLETS];
+static uint64_t hs_notify_cycle[DPURT_MAX_TASKLETS];
 
 void dpurt_sync_reset(void)
 {
@@ -47,6 +57,8 @@ void dpurt_sync_reset(void)
 		sync_run = 1;
 	}
 	memset(hs_state, 0, sizeof(hs_state));
+	memset(hs_wait_cycle, 0, sizeof(hs_wait_cycle));
+	memset(hs_notify_cycle, 0, sizeof(hs_notify_cycle));
 }
 
 static const char *kind_name(uint32_t kind)
@@ -77,6 +89,8 @@ static struct obj *obj_get(uint32_t kind, uintptr_t key, uint32_t init_a)
 				o->key = key;
 				atomic_store_explicit(&o->a, init_a, memory_order_relaxed);
 				atomic_store_explicit(&o->b, 0, memory_order_relaxed);
+				o->mt = 0;
+				o->mrel = 0;
 				atomic_store_explicit(&o->state, OBJ_READY, memory_order_release);
 				return o;
 			}
@@ -111,15 +125,19 @@ static void lock_obj(struct obj *o)
 	 * The tasklets take turns on one thread (run.c): a holder cannot let
 	 * go while this one spins, so a busy lock waits for its turn at once.
 	 */
+	dpurt_time_sync();
 	if (atomic_compare_exchange_strong_explicit(&o->a, &c, 1, memory_order_acquire,
 						    memory_order_relaxed))
-		return;
+		goto taken;
 	if (c != 2)
 		c = atomic_exchange_explicit(&o->a, 2, memory_order_acquire);
 	while (c != 0) {
 		dpurt_wait(&o->a, 2);
 		c = atomic_exchange_explicit(&o->a, 2, memory_order_acquire);
 	}
+taken:
+	/* modeled, the lock is free from its last unlock on */
+	dpurt_time_until(o->mt);
 }
 
 void __dpurt_key_lock(uintptr_t key)
@@ -132,14 +150,19 @@ int __dpurt_key_trylock(uintptr_t key)
 	struct obj *o = obj_get(KIND_LOCK, key, 0);
 	uint32_t c = 0;
 
-	return atomic_compare_exchange_strong_explicit(&o->a, &c, 1, memory_order_acquire,
-						       memory_order_relaxed);
+	dpurt_time_sync();
+	if (!atomic_compare_exchange_strong_explicit(&o->a, &c, 1, memory_order_acquire,
+						     memory_order_relaxed))
+		return 0;
+	dpurt_time_until(o->mt);
+	return 1;
 }
 
 void __dpurt_key_unlock(uintptr_t key)
 {
 	struct obj *o = obj_get(KIND_LOCK, key, 0);
 
+	o->mt = dpurt_time_sync();
 	/* Releasing a free lock is harmless, as on hardware. */
 	if (atomic_exchange_explicit(&o->a, 0, memory_order_release) == 2)
 		dpurt_wake(&o->a, 1);
@@ -152,10 +175,17 @@ void barrier_wait(barrier_t *barrier)
 	unsigned int n = barrier->initial_count ? barrier->initial_count : barrier->count;
 	struct obj *o = obj_get(KIND_BARRIER, (uintptr_t)barrier, 0);
 	uint32_t gen = atomic_load_explicit(&o->b, memory_order_acquire);
+	uint64_t arrived = dpurt_time_sync();
 
 	if (n <= 1)
 		return;
+	/* modeled, all leave at the last arrival's cycle */
+	if (arrived > o->mt)
+		o->mt = arrived;
 	if (atomic_fetch_add_explicit(&o->a, 1, memory_order_acq_rel) + 1 >= n) {
+		o->mrel = o->mt;
+		o->mt = 0;
+		dpurt_time_until(o->mrel);
 		atomic_store_explicit(&o->a, 0, memory_order_relaxed);
 		atomic_fetch_add_explicit(&o->b, 1, memory_order_release);
 		dpurt_wake(&o->b, INT32_MAX);
@@ -166,6 +196,8 @@ void barrier_wait(barrier_t *barrier)
 	do
 		dpurt_wait(&o->b, gen);
 	while (atomic_load_explicit(&o->b, memory_order_acquire) == gen);
+	/* nobody can let the next generation go before this one arrives */
+	dpurt_time_until(o->mrel);
 }
 
 /* ---- semaphores ------------------------------------------------------ */
@@ -173,7 +205,9 @@ void barrier_wait(barrier_t *barrier)
 void sem_take(sem_t *sem)
 {
 	struct obj *o = obj_get(KIND_SEM, (uintptr_t)sem, (uint32_t)(int32_t)(int8_t)sem->count);
+	bool waited = false;
 
+	dpurt_time_sync();
 	for (;;) {
 		uint32_t v = atomic_load_explicit(&o->a, memory_order_acquire);
 
@@ -182,10 +216,14 @@ void sem_take(sem_t *sem)
 								  memory_order_acquire,
 								  memory_order_relaxed)) {
 				sem->count = (uint8_t)(v - 1);
+				/* modeled, a take that waited goes on at the give */
+				if (waited)
+					dpurt_time_until(o->mt);
 				return;
 			}
 			continue;
 		}
+		waited = true;
 		dpurt_wait(&o->a, v);
 	}
 }
@@ -193,7 +231,11 @@ void sem_take(sem_t *sem)
 void sem_give(sem_t *sem)
 {
 	struct obj *o = obj_get(KIND_SEM, (uintptr_t)sem, (uint32_t)(int32_t)(int8_t)sem->count);
+	uint64_t now = dpurt_time_sync();
 	uint32_t v = atomic_fetch_add_explicit(&o->a, 1, memory_order_release) + 1;
+
+	if (now > o->mt)
+		o->mt = now;
 
 	sem->count = (uint8_t)v;
 	dpurt_wake(&o->a, 1);
@@ -206,9 +248,12 @@ void handshake_notify(void)
 	_Atomic uint32_t *s = &hs_state[me()];
 	uint32_t v;
 
+	dpurt_time_sync();
 	/* Wait until a tasklet waits for me. */
 	while ((v = atomic_load_explicit(s, memory_order_acquire)) != 1)
 		dpurt_wait(s, v);
+	dpurt_time_until(hs_wait_cycle[me()]);
+	hs_notify_cycle[me()] = dpurt_time_sync();
 	atomic_store_explicit(s, 2, memory_order_release);
 	dpurt_wake(s, INT32_MAX);
 }
@@ -234,9 +279,11 @@ int handshake_wait_for(sysname_t notifier)
 		/* 2: the previous waiter has not taken its notification yet */
 		dpurt_wait(s, 2);
 	}
+	hs_wait_cycle[notifier] = dpurt_time_sync();
 	dpurt_wake(s, INT32_MAX);
 	while (atomic_load_explicit(s, memory_order_acquire) != 2)
 		dpurt_wait(s, 1);
+	dpurt_time_until(hs_notify_cycle[notifier]);
 	atomic_store_explicit(s, 0, memory_order_release);
 	dpurt_wake(s, INT32_MAX);
 	return 0;

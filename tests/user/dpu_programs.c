@@ -21,6 +21,7 @@
 
 #include "kselftest_harness.h"
 #include "common.h"
+#include "dpurt/model_table.h"
 
 #define DPU_BIN(name) "build/tests/dpu/" name
 
@@ -1044,6 +1045,102 @@ TEST(management_ids)
 	}
 	EXPECT_EQ(NULL, dpu_rank_from_set(set));
 	dpu_free(set);
+}
+
+/*
+ * Modeled time (issue 33): an unmodified program's perfcounter reads the
+ * pipeline model's cycles (tests/user/dpu/model_time.c), which depend on
+ * what the program did, never on the host's time.
+ */
+struct model_reading {
+	uint64_t cycles, instrs, dma;
+};
+
+static void model_run(struct __test_metadata *_metadata, const char *bin, uint32_t iters,
+		      struct model_reading r[2])
+{
+	struct dpu_set_t set, dpu;
+	uint32_t i;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(2, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, bin, NULL));
+	ASSERT_EQ(DPU_OK, put_u32(set, "iters", iters));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu, i) {
+		r[i].cycles = get_u64(dpu, "cycles");
+		r[i].instrs = get_u64(dpu, "instrs");
+		r[i].dma = get_u64(dpu, "dma_cycles");
+	}
+	dpu_free(set);
+}
+
+TEST(perfcounter_reads_modeled_cycles_of_one_tasklet)
+{
+	struct model_reading a[2], b[2], c[2];
+	/* 8 DMAs of 256 bytes, one after the other */
+	uint64_t dma = 8ull * (DPU_DMA_LATENCY + 256 / 8 * DPU_DMA_CYCLES_PER_8B);
+
+	model_run(_metadata, DPU_BIN("model_time"), 1000, a);
+	model_run(_metadata, DPU_BIN("model_time"), 2000, b);
+	model_run(_metadata, DPU_BIN("model_time"), 3000, c);
+	TH_LOG("1000 iterations: %llu cycles, %llu instructions; DMAs %llu cycles",
+	       (unsigned long long)a[0].cycles, (unsigned long long)a[0].instrs,
+	       (unsigned long long)a[0].dma);
+	EXPECT_EQ(a[0].cycles, a[1].cycles);
+	EXPECT_EQ(a[0].instrs, a[1].instrs);
+	/* one tasklet issues once every 11 cycles */
+	EXPECT_EQ(a[0].instrs * DPU_ISSUE_INTERVAL, a[0].cycles);
+	/* at least the loop's shift, xor, two adds and its branch */
+	EXPECT_LE(1000ull * 5, a[0].instrs);
+	/* each 1000 iterations more cost the same */
+	EXPECT_EQ(b[0].cycles - a[0].cycles, c[0].cycles - b[0].cycles);
+	EXPECT_LT(a[0].cycles, b[0].cycles);
+	EXPECT_LE(dma, a[0].dma);
+	EXPECT_GE(dma + 11ull * 400, a[0].dma);
+}
+
+TEST(sixteen_tasklets_fill_the_pipeline)
+{
+	struct model_reading r[2];
+
+	model_run(_metadata, DPU_BIN("model_time_16"), 1000, r);
+	TH_LOG("16 tasklets: %llu cycles, %llu instructions; DMAs %llu cycles",
+	       (unsigned long long)r[0].cycles, (unsigned long long)r[0].instrs,
+	       (unsigned long long)r[0].dma);
+	/* the DPU issues one instruction a cycle at most, and 16 keep it busy */
+	EXPECT_LE(r[0].instrs, r[0].cycles);
+	EXPECT_GE(r[0].instrs * 110 / 100, r[0].cycles);
+	EXPECT_LE(16ull * 1000 * 5, r[0].instrs);
+	/* 128 DMAs of 256 bytes: the MRAM engine serves one at a time */
+	EXPECT_LE(128ull * 256 / 8 * DPU_DMA_CYCLES_PER_8B, r[0].dma);
+}
+
+TEST(modeled_time_is_the_same_on_every_run)
+{
+	struct model_reading first[2], again[2];
+
+	model_run(_metadata, DPU_BIN("model_time_16"), 1500, first);
+	for (int k = 0; k < 3; k++) {
+		model_run(_metadata, DPU_BIN("model_time_16"), 1500, again);
+		for (int d = 0; d < 2; d++) {
+			EXPECT_EQ(first[0].cycles, again[d].cycles);
+			EXPECT_EQ(first[0].instrs, again[d].instrs);
+			EXPECT_EQ(first[0].dma, again[d].dma);
+		}
+	}
+	TH_LOG("16 tasklets, 1500 iterations: %llu cycles, %llu instructions, DMAs %llu",
+	       (unsigned long long)first[0].cycles, (unsigned long long)first[0].instrs,
+	       (unsigned long long)first[0].dma);
+}
+
+TEST(without_the_model_the_counter_reads_host_time)
+{
+	struct model_reading r[2];
+
+	/* dpusim-cc -fno-dpu-model: host time, one instruction a cycle */
+	model_run(_metadata, DPU_BIN("model_time_plain"), 1000, r);
+	EXPECT_LT(0ull, r[0].cycles);
+	EXPECT_EQ(r[0].cycles, r[0].instrs);
 }
 
 TEST_HARNESS_MAIN

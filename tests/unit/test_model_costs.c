@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the model's cost table as dpusim-cc's plugin applies it
+ * (tools/dpu-model-plugin.cc, lib/dpurt/model_table.h): functions of one
+ * operation each (fixtures/model_ops.c, compiled with the plugin) add the
+ * operation's DPU instruction count, plus one for their return, to
+ * __dpusim_icount.  Covers the DPU's native 32- and 64-bit arithmetic, the
+ * emulated multiply, divide and floating point, and the ILP32 rule (long,
+ * size_t and pointers are 32-bit on the DPU).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "unit.h"
+#include "dpurt/model_table.h"
+
+__thread unsigned long long __dpusim_icount;
+
+#define DECL(name, type) type name(type a, type b);
+DECL(op_add32, uint32_t)
+DECL(op_xor32, uint32_t)
+DECL(op_mul32, uint32_t)
+DECL(op_div32, uint32_t)
+DECL(op_mod32, int32_t)
+DECL(op_mul8, uint8_t)
+DECL(op_add64, int64_t)
+DECL(op_uadd64, uint64_t)
+DECL(op_mul64, int64_t)
+DECL(op_div64, uint64_t)
+DECL(op_shl64, uint64_t)
+DECL(op_long, long)
+DECL(op_size, size_t)
+DECL(op_fadd, float)
+DECL(op_fmul, float)
+DECL(op_fdiv, float)
+DECL(op_dadd, double)
+DECL(op_dmul, double)
+DECL(op_ddiv, double)
+DECL(op_mulc8, uint32_t)
+DECL(op_mulc10, uint32_t)
+DECL(op_divc4, uint32_t)
+uint32_t op_load(const uint32_t *p);
+uint32_t op_ptr(const uint32_t *p, size_t i);
+uint32_t op_loop(const uint32_t *p, uint32_t n);
+
+static unsigned long long mark;
+
+static void start(void)
+{
+	mark = __dpusim_icount;
+}
+
+static unsigned long long counted(void)
+{
+	return __dpusim_icount - mark;
+}
+
+#define RET DPU_COST_BRANCH
+#define CHECK_OP(name, fn, type, want)                                              \
+	do {                                                                         \
+		volatile type x = (type)7, y = (type)3;                              \
+		unsigned long long got;                                              \
+		start();                                                             \
+		(void)fn(x, y);                                                      \
+		got = counted();                                                     \
+		UNIT_CHECK(name, got == (unsigned long long)(want), "counted %llu, want %llu", \
+			   got, (unsigned long long)(want));                         \
+	} while (0)
+
+int main(void)
+{
+	static const uint32_t arr[64];
+	unsigned long long c10, c20, c40;
+
+	CHECK_OP("32-bit add: one instruction", op_add32, uint32_t, DPU_COST_OP32 + RET);
+	CHECK_OP("32-bit xor: one instruction", op_xor32, uint32_t, DPU_COST_OP32 + RET);
+	CHECK_OP("32-bit multiply: emulated, one step per bit", op_mul32, uint32_t,
+		 DPU_COST_MUL32 + RET);
+	CHECK_OP("32-bit divide: emulated", op_div32, uint32_t, DPU_COST_DIV32 + RET);
+	CHECK_OP("32-bit signed remainder: emulated", op_mod32, int32_t, DPU_COST_DIV32 + RET);
+	CHECK_OP("8-bit multiply: the native 8x8 instruction", op_mul8, uint8_t,
+		 DPU_COST_MUL8 + RET);
+	CHECK_OP("int64_t add: a pair", op_add64, int64_t, DPU_COST_OP64 + RET);
+	CHECK_OP("uint64_t add: a pair", op_uadd64, uint64_t, DPU_COST_OP64 + RET);
+	CHECK_OP("64-bit multiply", op_mul64, int64_t, DPU_COST_MUL64 + RET);
+	CHECK_OP("64-bit divide", op_div64, uint64_t, DPU_COST_DIV64 + RET);
+	CHECK_OP("64-bit shift by a variable: a sequence (the amount's and is 32-bit)", op_shl64,
+		 uint64_t, DPU_COST_OP32 + DPU_COST_SHIFT64 + RET);
+	CHECK_OP("long is 32-bit on the DPU", op_long, long, DPU_COST_OP32 + RET);
+	CHECK_OP("size_t is 32-bit on the DPU", op_size, size_t, DPU_COST_OP32 + RET);
+	CHECK_OP("float add: emulated", op_fadd, float, DPU_COST_FADD32 + RET);
+	CHECK_OP("float multiply: emulated", op_fmul, float, DPU_COST_FMUL32 + RET);
+	CHECK_OP("float divide: emulated", op_fdiv, float, DPU_COST_FDIV32 + RET);
+	CHECK_OP("double add: emulated", op_dadd, double, DPU_COST_FADD64 + RET);
+	CHECK_OP("double multiply: emulated", op_dmul, double, DPU_COST_FMUL64 + RET);
+	CHECK_OP("double divide: emulated", op_ddiv, double, DPU_COST_FDIV64 + RET);
+	CHECK_OP("multiply by 8: a shift", op_mulc8, uint32_t, DPU_COST_OP32 + RET);
+	CHECK_OP("multiply by 10: shifts and adds", op_mulc10, uint32_t, 3 * DPU_COST_OP32 + RET);
+	CHECK_OP("unsigned divide by 4: a shift", op_divc4, uint32_t, DPU_COST_OP32 + RET);
+
+	start();
+	(void)op_load(arr);
+	UNIT_CHECK("a WRAM load: one instruction", counted() == DPU_COST_OP32 + RET, "counted %llu",
+		   counted());
+	start();
+	(void)op_ptr(arr, 5);
+	UNIT_CHECK("pointer arithmetic is 32-bit: scale and add", counted() == 2 * DPU_COST_OP32 + RET,
+		   "counted %llu", counted());
+
+	start();
+	(void)op_loop(arr, 10);
+	c10 = counted();
+	start();
+	(void)op_loop(arr, 20);
+	c20 = counted();
+	start();
+	(void)op_loop(arr, 40);
+	c40 = counted();
+	printf("# loop: 10 -> %llu, 20 -> %llu, 40 -> %llu\n", c10, c20, c40);
+	/* load, add, the index's and the pointer's steps, compare-and-branch:
+	 * 4 to 6 as the optimizer keeps one induction variable or two */
+	UNIT_CHECK("a loop's count grows by its body's count per iteration",
+		   c40 - c20 == 2 * (c20 - c10) && c20 - c10 >= 10 * 4 && c20 - c10 <= 10 * 6,
+		   "10: %llu 20: %llu 40: %llu", c10, c20, c40);
+	return unit_done();
+}

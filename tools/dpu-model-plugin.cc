@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dpu-model-plugin.cc - the GCC plugin dpusim-cc loads to count a DPU
+ * program's instructions (issue 33, the modeled hardware time).
+ *
+ * Every basic block of the program gets, at its start, an add of its
+ * estimated DPU instruction count to the thread-local counter
+ * __dpusim_icount; the runtime (lib/dpurt/perfcounter.c) takes the count
+ * at each DMA, wait and counter read and feeds the pipeline model.  The
+ * costs are lib/dpurt/model_table.h's: a DPU has 32-bit registers and
+ * pointers, native 32- and 64-bit add and subtract, and no multiplier,
+ * divider or floating point (those run as software sequences).
+ *
+ * The pass runs on the optimized GIMPLE, just before it becomes RTL, so
+ * that it counts the code the optimizer kept (unrolled, hoisted).
+ * dpusim-cc compiles with -fno-tree-vectorize when it loads the plugin:
+ * the DPU has no vector unit, so the count is of scalar code.
+ *
+ * The host is LP64 and the DPU ILP32: a 64-bit integer counts as 64-bit
+ * only when it is one on the DPU too (long long, or a typedef named
+ * int64_t, uint64_t and the like); pointers, size_t, long and the
+ * compiler's own offsets are 32-bit there.
+ */
+#include "gcc-plugin.h"
+#include "plugin-version.h"
+#include "tree.h"
+#include "tree-pass.h"
+#include "context.h"
+#include "function.h"
+#include "basic-block.h"
+#include "gimple.h"
+#include "gimple-iterator.h"
+#include "stringpool.h"
+#include "ssa.h"
+#include "varasm.h"
+#include "cgraph.h"
+#include "attribs.h"
+#include "tree-into-ssa.h"
+#include "gimplify.h"
+
+#include "../lib/dpurt/model_table.h"
+
+int plugin_is_GPL_compatible;
+
+static tree counter;
+
+/* Is @type a 64-bit integer on the DPU (see the head of the file)? */
+static bool dpu_wide(tree type)
+{
+	tree mv, name;
+
+	if (!INTEGRAL_TYPE_P(type) || TYPE_PRECISION(type) <= 32)
+		return false;
+	if (TYPE_PRECISION(type) > 64)
+		return true;
+	mv = TYPE_MAIN_VARIANT(type);
+	if (mv == long_long_integer_type_node || mv == long_long_unsigned_type_node)
+		return true;
+	for (name = TYPE_NAME(type); name && TREE_CODE(name) == TYPE_DECL;
+	     name = TYPE_NAME(DECL_ORIGINAL_TYPE(name))) {
+		const char *s = IDENTIFIER_POINTER(DECL_NAME(name));
+
+		if (strstr(s, "int64") || strstr(s, "int_fast64") || strstr(s, "int_least64") ||
+		    !strcmp(s, "intmax_t") || !strcmp(s, "uintmax_t"))
+			return true;
+		if (!DECL_ORIGINAL_TYPE(name))
+			break;
+	}
+	return false;
+}
+
+/*
+ * The bits an integer operand really has: its type's, or those of the
+ * type it was widened from (C multiplies two uint8_t as int).
+ */
+static unsigned int narrow_bits(tree op)
+{
+	unsigned int bits = TYPE_PRECISION(TREE_TYPE(op));
+
+	if (TREE_CODE(op) == SSA_NAME && !SSA_NAME_IS_DEFAULT_DEF(op)) {
+		gimple *def = SSA_NAME_DEF_STMT(op);
+
+		if (is_gimple_assign(def) && CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(def))) {
+			tree from = TREE_TYPE(gimple_assign_rhs1(def));
+
+			if (INTEGRAL_TYPE_P(from) && TYPE_PRECISION(from) < bits)
+				bits = TYPE_PRECISION(from);
+		}
+	}
+	return bits;
+}
+
+static unsigned int arith(tree type, unsigned int op32, unsigned int op64, unsigned int f32,
+			  unsigned int f64)
+{
+	if (FLOAT_TYPE_P(type))
+		return TYPE_PRECISION(type) > 32 ? f64 : f32;
+	return dpu_wide(type) ? op64 : op32;
+}
+
+static unsigned int assign_cost(gimple *g)
+{
+	tree lhs = gimple_assign_lhs(g);
+	tree type = TREE_TYPE(lhs);
+	tree rhs1 = gimple_assign_rhs1(g);
+	enum tree_code code = gimple_assign_rhs_code(g);
+	unsigned int mem = (gimple_assign_load_p(g) ? DPU_COST_OP32 : 0) +
+			   (gimple_store_p(g) ? DPU_COST_OP32 : 0);
+
+	switch (code) {
+	case MULT_EXPR:
+	case WIDEN_MULT_EXPR:
+	case MULT_HIGHPART_EXPR:
+		if (!FLOAT_TYPE_P(type) && TREE_CODE(gimple_assign_rhs2(g)) == INTEGER_CST)
+			/* by a constant: shifts, and adds for each further bit */
+			return mem + arith(type, DPU_COST_OP32, DPU_COST_OP64, 0, 0) *
+				     (integer_pow2p(gimple_assign_rhs2(g)) ? 1 : 3);
+		if (!FLOAT_TYPE_P(type)) {
+			unsigned int w = narrow_bits(rhs1);
+			unsigned int w2 = narrow_bits(gimple_assign_rhs2(g));
+
+			if (w2 > w)
+				w = w2;
+			if (w <= 8)
+				return mem + DPU_COST_MUL8;
+			if (w <= 16)
+				return mem + DPU_COST_MUL16;
+		}
+		return mem + arith(type, DPU_COST_MUL32, DPU_COST_MUL64, DPU_COST_FMUL32,
+				   DPU_COST_FMUL64);
+	case TRUNC_DIV_EXPR:
+	case TRUNC_MOD_EXPR:
+	case CEIL_DIV_EXPR:
+	case CEIL_MOD_EXPR:
+	case FLOOR_DIV_EXPR:
+	case FLOOR_MOD_EXPR:
+	case ROUND_DIV_EXPR:
+	case ROUND_MOD_EXPR:
+	case EXACT_DIV_EXPR:
+		if (!FLOAT_TYPE_P(type) && integer_pow2p(gimple_assign_rhs2(g)))
+			/* by a power of two: a shift, and the sign's correction */
+			return mem + 2 * arith(type, DPU_COST_OP32, DPU_COST_OP64, 0, 0);
+		/* fall through */
+	case RDIV_EXPR:
+		return mem + arith(type, DPU_COST_DIV32, DPU_COST_DIV64, DPU_COST_FDIV32,
+				   DPU_COST_FDIV64);
+	case LSHIFT_EXPR:
+	case RSHIFT_EXPR:
+	case LROTATE_EXPR:
+	case RROTATE_EXPR:
+		if (dpu_wide(type) && TREE_CODE(gimple_assign_rhs2(g)) != INTEGER_CST)
+			return mem + DPU_COST_SHIFT64;
+		return mem + arith(type, DPU_COST_OP32, DPU_COST_OP64, 0, 0);
+	case FLOAT_EXPR:	/* integer to floating point */
+		return mem + arith(type, 0, 0, DPU_COST_FADD32, DPU_COST_FADD64);
+	case FIX_TRUNC_EXPR:	/* floating point to integer */
+		return mem + arith(TREE_TYPE(rhs1), 0, 0, DPU_COST_FADD32, DPU_COST_FADD64);
+	case LT_EXPR:
+	case LE_EXPR:
+	case GT_EXPR:
+	case GE_EXPR:
+	case EQ_EXPR:
+	case NE_EXPR:
+	case UNORDERED_EXPR:
+	case ORDERED_EXPR:
+	case UNLT_EXPR:
+	case UNLE_EXPR:
+	case UNGT_EXPR:
+	case UNGE_EXPR:
+	case UNEQ_EXPR:
+	case LTGT_EXPR:
+		return mem + arith(TREE_TYPE(rhs1), DPU_COST_OP32, DPU_COST_OP64,
+				   DPU_COST_FADD32, DPU_COST_FADD64);
+	case SSA_NAME:
+	case VAR_DECL:
+	case PARM_DECL:
+	case INTEGER_CST:
+	case REAL_CST:
+	case ADDR_EXPR:
+	case MEM_REF:
+	case ARRAY_REF:
+	case COMPONENT_REF:
+	case BIT_FIELD_REF:
+		/* a copy: free in registers, else the load or store */
+		return mem;
+	CASE_CONVERT:
+		if (FLOAT_TYPE_P(type) || FLOAT_TYPE_P(TREE_TYPE(rhs1)))
+			return mem + DPU_COST_FADD64;
+		/* widening to a DPU 64-bit integer sets the high word */
+		if (dpu_wide(type) && !dpu_wide(TREE_TYPE(rhs1)))
+			return mem + DPU_COST_OP32;
+		return mem;
+	default:
+		return mem + arith(type, DPU_COST_OP32, DPU_COST_OP64, DPU_COST_FADD32,
+				   DPU_COST_FADD64);
+	}
+}
+
+static unsigned int cost_of(gimple *g)
+{
+	switch (gimple_code(g)) {
+	case GIMPLE_ASSIGN:
+		return assign_cost(g);
+	case GIMPLE_COND: {
+		tree t = TREE_TYPE(gimple_cond_lhs(g));
+
+		/* compare-and-jump is one DPU instruction for 32-bit operands */
+		if (FLOAT_TYPE_P(t))
+			return arith(t, 0, 0, DPU_COST_FADD32, DPU_COST_FADD64);
+		return dpu_wide(t) ? DPU_COST_OP64 : DPU_COST_BRANCH;
+	}
+	case GIMPLE_SWITCH:
+		return 2 * DPU_COST_BRANCH;
+	case GIMPLE_CALL:
+		if (gimple_call_internal_p(g))
+			return DPU_COST_OP32;
+		return DPU_COST_CALL;
+	case GIMPLE_RETURN:
+	case GIMPLE_GOTO:
+		return DPU_COST_BRANCH;
+	case GIMPLE_ASM:
+		return DPU_COST_OP32;
+	default:
+		return 0;
+	}
+}
+
+namespace {
+const pass_data count_data = {
+	GIMPLE_PASS, "dpu_model", OPTGROUP_NONE, TV_NONE, PROP_ssa, 0, 0, 0, TODO_update_ssa,
+};
+
+struct count_pass : gimple_opt_pass {
+	count_pass(gcc::context *c) : gimple_opt_pass(count_data, c) {}
+
+	unsigned int execute(function *fun) override
+	{
+		basic_block bb;
+
+		if (!counter) {
+			counter = build_decl(UNKNOWN_LOCATION, VAR_DECL,
+					     get_identifier("__dpusim_icount"),
+					     long_long_unsigned_type_node);
+			TREE_PUBLIC(counter) = 1;
+			TREE_STATIC(counter) = 1;
+			DECL_EXTERNAL(counter) = 1;
+			set_decl_tls_model(counter, TLS_MODEL_INITIAL_EXEC);
+			varpool_node::get_create(counter);
+		}
+		FOR_EACH_BB_FN(bb, fun) {
+			unsigned long n = 0;
+			gimple_stmt_iterator gsi;
+
+			for (gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
+				n += cost_of(gsi_stmt(gsi));
+			if (!n)
+				continue;
+			gsi = gsi_after_labels(bb);
+			tree old = make_ssa_name(long_long_unsigned_type_node);
+			tree sum = make_ssa_name(long_long_unsigned_type_node);
+			gsi_insert_before(&gsi, gimple_build_assign(old, counter), GSI_SAME_STMT);
+			gsi_insert_before(&gsi, gimple_build_assign(sum, PLUS_EXPR, old,
+				build_int_cst(long_long_unsigned_type_node, n)), GSI_SAME_STMT);
+			gsi_insert_before(&gsi, gimple_build_assign(unshare_expr(counter), sum),
+					  GSI_SAME_STMT);
+		}
+		mark_virtual_operands_for_renaming(fun);
+		return 0;
+	}
+};
+} // namespace
+
+int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *ver)
+{
+	struct register_pass_info p;
+
+	if (!plugin_default_version_check(ver, &gcc_version))
+		return 1;
+	p.pass = new count_pass(g);
+	p.reference_pass_name = "optimized";
+	p.ref_pass_instance_number = 1;
+	p.pos_op = PASS_POS_INSERT_BEFORE;
+	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &p);
+	return 0;
+}
