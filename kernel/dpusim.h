@@ -125,6 +125,7 @@ struct dpusim_dpu {
 	u32 state;
 	u32 launches;
 	u64 run_start_ns;	/* when it started RUNNING, if traced */
+	u64 modeled_cycles;	/* its last run's, as its worker reported */
 	struct dpusim_worker *holder;
 	char reason[DPUSIM_REASON_LEN];
 };
@@ -553,7 +554,7 @@ long dpusim_ioctl_dispatch(struct dpusim_rank *rank, unsigned int cmd,
 void dpusim_run_init(struct dpusim_rank *rank);
 void dpusim_run_reset(struct dpusim_rank *rank);
 void dpusim_dpu_end(struct dpusim_rank *rank, u32 i, u32 state,
-		    const char *reason);
+		    const char *reason, u64 modeled_cycles);
 int dpusim_run_check_xfer(struct dpusim_rank *rank,
 			  const struct dpusim_xfer_dpu *dpus, u32 nr_dpus);
 int dpusim_launch_locked(struct dpusim_rank *rank, u32 first, u32 nr);
@@ -568,7 +569,7 @@ int dpusim_worker_claim(struct dpusim_worker *w, u32 flags, u32 timeout_ms,
 			u32 *dpu, u32 *launches);
 void dpusim_worker_unclaim(struct dpusim_worker *w, u32 dpu);
 int dpusim_worker_finish(struct dpusim_worker *w, u32 dpu, u32 flags,
-			 const char *reason);
+			 const char *reason, u64 modeled_cycles);
 void dpusim_worker_shutdown(struct dpusim_rank *rank);
 
 /* stream.c */

@@ -127,7 +127,8 @@ static int dpusim_worker_finish_ioctl(struct dpusim_ucmd *ucmd)
 
 	if (f->__reserved)
 		return -EINVAL;
-	return dpusim_worker_finish(ucmd->worker, f->dpu, f->flags, f->reason);
+	return dpusim_worker_finish(ucmd->worker, f->dpu, f->flags, f->reason,
+				    f->modeled_cycles);
 }
 
 static int dpusim_worker_stream_open_ioctl(struct dpusim_ucmd *ucmd)
@@ -689,6 +690,25 @@ static ssize_t dpu_state_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(dpu_state);
 
+/*
+ * Each DPU's last run, in modeled DPU cycles as its program reported them
+ * (0: running, never run, or built without the model), in DPU order.
+ */
+static ssize_t dpu_modeled_cycles_show(struct device *dev,
+				       struct device_attribute *attr, char *buf)
+{
+	struct dpusim_rank *rank = to_rank(dev);
+	int len = 0;
+	u32 i;
+
+	for (i = 0; i < rank->nr_dpus; i++)
+		len += sysfs_emit_at(buf, len, "%s%llu", i ? " " : "",
+				     READ_ONCE(rank->dpus[i].modeled_cycles));
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+static DEVICE_ATTR_RO(dpu_modeled_cycles);
+
 static struct attribute *dpusim_rank_attrs[] = {
 	&dev_attr_nr_dpus.attr,
 	&dev_attr_mram_size.attr,
@@ -710,6 +730,7 @@ static struct attribute *dpusim_rank_attrs[] = {
 	&dev_attr_launches.attr,
 	&dev_attr_faults.attr,
 	&dev_attr_dpu_state.attr,
+	&dev_attr_dpu_modeled_cycles.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(dpusim_rank);

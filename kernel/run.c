@@ -63,12 +63,13 @@ void dpusim_run_reset(struct dpusim_rank *rank)
  * @i: the DPU, RUNNING
  * @state: DPUSIM_DPU_DONE or DPUSIM_DPU_FAULT
  * @reason: with a fault, what happened
+ * @modeled_cycles: the run's modeled cycles, 0 if not modeled
  *
  * Its worker (if any) lets it go; poll() of the rank file wakes once none
  * runs.
  */
 void dpusim_dpu_end(struct dpusim_rank *rank, u32 i, u32 state,
-		    const char *reason)
+		    const char *reason, u64 modeled_cycles)
 {
 	struct dpusim_dpu *dpu = &rank->dpus[i];
 
@@ -85,12 +86,14 @@ void dpusim_dpu_end(struct dpusim_rank *rank, u32 i, u32 state,
 	}
 	WRITE_ONCE(dpu->state, state);
 	strscpy_pad(dpu->reason, reason, sizeof(dpu->reason));
+	WRITE_ONCE(dpu->modeled_cycles, modeled_cycles);
 	if (state == DPUSIM_DPU_FAULT) {
 		atomic64_inc(&rank->stats.faults);
 		trace_dpusim_fault(rank->index, i);
 	}
 	trace_dpusim_launch_end(rank->index, i, state == DPUSIM_DPU_FAULT,
-				dpu->run_start_ns ? ktime_get_ns() - dpu->run_start_ns : 0);
+				dpu->run_start_ns ? ktime_get_ns() - dpu->run_start_ns : 0,
+				modeled_cycles);
 	WRITE_ONCE(rank->run.nr_running, rank->run.nr_running - 1);
 	if (!rank->run.nr_running)
 		wake_up_all(&rank->run.idle);
@@ -145,6 +148,7 @@ int dpusim_launch_locked(struct dpusim_rank *rank, u32 first, u32 nr)
 		WRITE_ONCE(dpu->state, DPUSIM_DPU_RUNNING);
 		dpu->launches++;
 		memset(dpu->reason, 0, sizeof(dpu->reason));
+		WRITE_ONCE(dpu->modeled_cycles, 0);
 		dpu->run_start_ns = trace_dpusim_launch_end_enabled() ? ktime_get_ns() : 0;
 		trace_dpusim_launch_start(rank->index, i);
 	}

@@ -90,19 +90,23 @@ TRACE_EVENT(dpusim_launch_start,
 	    TP_printk("rank=%u dpu=%u", __entry->rank, __entry->dpu)
 );
 
+/* modeled_cycles: the run's modeled DPU cycles, 0 if not modeled */
 TRACE_EVENT(dpusim_launch_end,
-	    TP_PROTO(u32 rank, u32 dpu, bool fault, u64 duration_ns),
-	    TP_ARGS(rank, dpu, fault, duration_ns),
+	    TP_PROTO(u32 rank, u32 dpu, bool fault, u64 duration_ns, u64 modeled_cycles),
+	    TP_ARGS(rank, dpu, fault, duration_ns, modeled_cycles),
 	    TP_STRUCT__entry(__field(u32, rank)
 			     __field(u32, dpu)
 			     __field(bool, fault)
-			     __field(u64, duration_ns)),
+			     __field(u64, duration_ns)
+			     __field(u64, modeled_cycles)),
 	    TP_fast_assign(__entry->rank = rank;
 			   __entry->dpu = dpu;
 			   __entry->fault = fault;
-			   __entry->duration_ns = duration_ns;),
-	    TP_printk("rank=%u dpu=%u state=%s duration_ns=%llu", __entry->rank, __entry->dpu,
-		      __entry->fault ? "fault" : "done", __entry->duration_ns)
+			   __entry->duration_ns = duration_ns;
+			   __entry->modeled_cycles = modeled_cycles;),
+	    TP_printk("rank=%u dpu=%u state=%s duration_ns=%llu modeled_cycles=%llu",
+		      __entry->rank, __entry->dpu, __entry->fault ? "fault" : "done",
+		      __entry->duration_ns, __entry->modeled_cycles)
 );
 
 TRACE_EVENT(dpusim_fault,

@@ -86,7 +86,7 @@ void dpusim_worker_destroy(struct dpusim_worker *w)
 
 	mutex_lock(&rank->state_lock);
 	if (w->held >= 0)
-		dpusim_dpu_end(rank, w->held, DPUSIM_DPU_FAULT, "worker exited");
+		dpusim_dpu_end(rank, w->held, DPUSIM_DPU_FAULT, "worker exited", 0);
 	mutex_lock(&rank->run.worker_lock);
 	list_del(&w->node);
 	WRITE_ONCE(rank->run.nr_workers, rank->run.nr_workers - 1);
@@ -95,7 +95,7 @@ void dpusim_worker_destroy(struct dpusim_worker *w)
 	for (i = 0; last && rank->run.nr_unheld && i < rank->nr_dpus; i++)
 		if (rank->dpus[i].state == DPUSIM_DPU_RUNNING)
 			dpusim_dpu_end(rank, i, DPUSIM_DPU_FAULT,
-				       "no worker left");
+				       "no worker left", 0);
 	mutex_unlock(&rank->state_lock);
 
 	list_for_each_entry_safe(p, n, &w->pids, node) {
@@ -297,11 +297,13 @@ void dpusim_worker_unclaim(struct dpusim_worker *w, u32 dpu)
  * @flags: DPUSIM_FINISH_*
  * @reason: DPUSIM_REASON_LEN bytes: with DPUSIM_FINISH_FAULT a string
  *          (empty: "fault"), else all zero
+ * @modeled_cycles: the run's modeled cycles (0: not modeled); a fault's
+ *          are kept too, up to the fault
  *
  * Return: 0, -EINVAL or -ERESTARTSYS.
  */
 int dpusim_worker_finish(struct dpusim_worker *w, u32 dpu, u32 flags,
-			 const char *reason)
+			 const char *reason, u64 modeled_cycles)
 {
 	struct dpusim_rank *rank = w->rank;
 	bool fault = flags & DPUSIM_FINISH_FAULT;
@@ -320,7 +322,8 @@ int dpusim_worker_finish(struct dpusim_worker *w, u32 dpu, u32 flags,
 	} else {
 		dpusim_dpu_end(rank, dpu,
 			       fault ? DPUSIM_DPU_FAULT : DPUSIM_DPU_DONE,
-			       !fault ? "" : reason[0] ? reason : "fault");
+			       !fault ? "" : reason[0] ? reason : "fault",
+			       modeled_cycles);
 		/* before any transfer may name the DPU (mmap.c) */
 		dpusim_window_clear(w);
 	}

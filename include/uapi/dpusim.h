@@ -532,6 +532,10 @@ enum {
  * @__reserved: must be 0
  * @reason: DPUSIM_FINISH_FAULT: why, NUL-terminated (an empty reason is
  *          stored as "fault"); otherwise all zero
+ * @modeled_cycles: the run's modeled DPU cycles (the slowest tasklet's,
+ *          lib/dpurt/model.c), 0 if the program was not built with the
+ *          model; in the dpusim_launch_end tracepoint and sysfs
+ *          dpu_modeled_cycles.  Absent from an older, shorter struct: 0.
  *
  * Ends the run of the held DPU: DONE, or FAULT with DPUSIM_FINISH_FAULT,
  * and lets it go.  When the rank has no RUNNING DPU left, poll() on the
@@ -544,6 +548,7 @@ struct dpusim_worker_finish {
 	__u32 dpu;
 	__u32 __reserved;
 	char reason[DPUSIM_REASON_LEN];
+	__aligned_u64 modeled_cycles;
 };
 
 #define DPUSIM_IOCTL_WORKER_FINISH	_IO(DPUSIM_TYPE, DPUSIM_CMD_WORKER_FINISH)

@@ -59,22 +59,26 @@ static void launch_state_transitions(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, claim(w, 0, &dpu), 0);
 	KUNIT_EXPECT_EQ(test, dpu, 0);
-	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(w, 1, 0, no_reason),
+	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(w, 1, 0, no_reason, 0),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(w, 0, 0, reason), -EINVAL);
-	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(w, 0, 2, no_reason),
+	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(w, 0, 0, reason, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(w, 0, 2, no_reason, 0),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(w, 0, 0, no_reason), 0);
+	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(w, 0, 0, no_reason, 12345),
+			0);
 	KUNIT_EXPECT_EQ(test, dpu_state(t, 0), DPUSIM_DPU_DONE);
+	/* the run's modeled cycles stay with the DPU until its next launch */
+	KUNIT_EXPECT_EQ(test, t->rank.dpus[0].modeled_cycles, 12345ULL);
 	KUNIT_EXPECT_EQ(test, w->held, -1);
 	/* Nothing held any more */
-	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(w, 0, 0, no_reason),
+	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(w, 0, 0, no_reason, 0),
 			-EINVAL);
 
 	KUNIT_ASSERT_EQ(test, claim(w, 0, &dpu), 0);
 	KUNIT_EXPECT_EQ(test, dpu, 1);
 	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(w, 1, DPUSIM_FINISH_FAULT,
-						   reason), 0);
+						   reason, 77), 0);
+	KUNIT_EXPECT_EQ(test, t->rank.dpus[1].modeled_cycles, 77ULL);
 	KUNIT_EXPECT_EQ(test, dpu_state(t, 1), DPUSIM_DPU_FAULT);
 	KUNIT_EXPECT_EQ(test, t->rank.run.nr_running, 0);
 
@@ -94,14 +98,16 @@ static void launch_state_transitions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dpusim_dpu_status(&t->rank, 2, 3, st, &running,
 						&fault), -EINVAL);
 
-	/* A second launch clears the reason and counts */
+	/* A second launch clears the reason and modeled time, and counts */
 	KUNIT_ASSERT_EQ(test, dpusim_launch(&t->rank, 1, 1), 0);
 	KUNIT_EXPECT_EQ(test, t->rank.dpus[1].launches, 2);
 	KUNIT_EXPECT_EQ(test, t->rank.dpus[1].reason[0], 0);
+	KUNIT_EXPECT_EQ(test, t->rank.dpus[1].modeled_cycles, 0ULL);
+	KUNIT_EXPECT_EQ(test, t->rank.dpus[0].modeled_cycles, 12345ULL);
 	KUNIT_ASSERT_EQ(test, claim(w, 0, &dpu), 0);
 	/* An empty reason is stored as "fault" */
 	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(w, 1, DPUSIM_FINISH_FAULT,
-						   no_reason), 0);
+						   no_reason, 0), 0);
 	KUNIT_EXPECT_STREQ(test, t->rank.dpus[1].reason, "fault");
 	dpusim_worker_destroy(w);
 }
@@ -136,7 +142,7 @@ static void launch_xfer_refused_on_running(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->rank.dpus[0].mem[DPUSIM_MRAM].nr_pages, 1);
 
 	KUNIT_ASSERT_EQ(test, claim(w, 0, &dpu), 0);
-	KUNIT_ASSERT_EQ(test, dpusim_worker_finish(w, dpu, 0, no_reason), 0);
+	KUNIT_ASSERT_EQ(test, dpusim_worker_finish(w, dpu, 0, no_reason, 0), 0);
 	KUNIT_EXPECT_EQ(test, xfer_run(t, 0, 0, PAGE_SIZE, d1, 1, b, 1), 0);
 	dpusim_worker_destroy(w);
 }
@@ -206,7 +212,7 @@ static void launch_claim_order(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, claim(c, DPUSIM_CLAIM_NONBLOCK, &dpu), 0);
 	KUNIT_EXPECT_EQ(test, dpu, 0);
 	/* FINISH of a DPU another worker holds */
-	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(c, 1, 0, no_reason),
+	KUNIT_EXPECT_EQ(test, dpusim_worker_finish(c, 1, 0, no_reason, 0),
 			-EINVAL);
 	dpusim_worker_destroy(c);
 	dpusim_worker_destroy(b);

@@ -201,6 +201,7 @@ static __attribute__((noreturn)) void worker_end(bool fault, const char *reason)
 	memset(&fin, 0, sizeof(fin));
 	fin.size = sizeof(fin);
 	fin.dpu = dpurt_worker_dpu;
+	fin.modeled_cycles = dpurt_time_end();
 	if (fault) {
 		fin.flags = DPUSIM_FINISH_FAULT;
 		strncpy(fin.reason, reason, sizeof(fin.reason) - 1);

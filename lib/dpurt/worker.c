@@ -127,6 +127,7 @@ static void run_claimed(const struct dpusim_worker_claim *c)
 	memset(&fin, 0, sizeof(fin));
 	fin.size = sizeof(fin);
 	fin.dpu = c->dpu;
+	fin.modeled_cycles = dpurt_time_end();
 	while (ioctl(dpurt_worker_fd, DPUSIM_IOCTL_WORKER_FINISH, &fin) < 0) {
 		if (errno != EINTR) {
 			fprintf(stderr, "dpusim worker: FINISH of DPU %u: %s\n", c->dpu,

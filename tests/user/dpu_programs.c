@@ -1053,8 +1053,33 @@ TEST(management_ids)
  * what the program did, never on the host's time.
  */
 struct model_reading {
-	uint64_t cycles, instrs, dma;
+	uint64_t cycles, instrs, dma, launch;
 };
+
+/* sysfs dpu_modeled_cycles of the DPU: the run's modeled cycles */
+static uint64_t launch_cycles(struct dpu_set_t dpu)
+{
+	struct dpu_t *d = dpu_from_set(dpu);
+	char path[96], buf[4096], *tok, *save;
+	uint64_t v = UINT64_MAX;
+	unsigned int i = 0, want;
+	FILE *f;
+
+	if (!d)
+		return v;
+	want = dpu_get_slice_id(d) * DPUSIM_DPUS_PER_SLICE + dpu_get_member_id(d);
+	snprintf(path, sizeof(path), "/sys/class/dpusim/rank%u/dpu_modeled_cycles",
+		 dpu_get_rank_id(dpu_get_rank(d)));
+	f = fopen(path, "r");
+	if (!f)
+		return v;
+	if (fgets(buf, sizeof(buf), f))
+		for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+			if (i++ == want)
+				v = strtoull(tok, NULL, 10);
+	fclose(f);
+	return v;
+}
 
 static void model_run(struct __test_metadata *_metadata, const char *bin, uint32_t iters,
 		      struct model_reading r[2])
@@ -1070,6 +1095,7 @@ static void model_run(struct __test_metadata *_metadata, const char *bin, uint32
 		r[i].cycles = get_u64(dpu, "cycles");
 		r[i].instrs = get_u64(dpu, "instrs");
 		r[i].dma = get_u64(dpu, "dma_cycles");
+		r[i].launch = launch_cycles(dpu);
 	}
 	dpu_free(set);
 }
@@ -1097,6 +1123,10 @@ TEST(perfcounter_reads_modeled_cycles_of_one_tasklet)
 	EXPECT_LT(a[0].cycles, b[0].cycles);
 	EXPECT_LE(dma, a[0].dma);
 	EXPECT_GE(dma + 11ull * 400, a[0].dma);
+	/* the launch's modeled time covers both phases (sysfs) */
+	EXPECT_EQ(a[0].launch, a[1].launch);
+	EXPECT_LE(a[0].cycles + a[0].dma, a[0].launch);
+	EXPECT_GT(a[0].cycles + a[0].dma + 11ull * 1000, a[0].launch);
 }
 
 TEST(sixteen_tasklets_fill_the_pipeline)
@@ -1126,11 +1156,13 @@ TEST(modeled_time_is_the_same_on_every_run)
 			EXPECT_EQ(first[0].cycles, again[d].cycles);
 			EXPECT_EQ(first[0].instrs, again[d].instrs);
 			EXPECT_EQ(first[0].dma, again[d].dma);
+			EXPECT_EQ(first[0].launch, again[d].launch);
 		}
 	}
-	TH_LOG("16 tasklets, 1500 iterations: %llu cycles, %llu instructions, DMAs %llu",
+	TH_LOG("16 tasklets, 1500 iterations: %llu cycles, %llu instructions, DMAs %llu, launch %llu",
 	       (unsigned long long)first[0].cycles, (unsigned long long)first[0].instrs,
-	       (unsigned long long)first[0].dma);
+	       (unsigned long long)first[0].dma, (unsigned long long)first[0].launch);
+	EXPECT_LT(first[0].cycles + first[0].dma, first[0].launch);
 }
 
 TEST(without_the_model_the_counter_reads_host_time)
@@ -1141,6 +1173,7 @@ TEST(without_the_model_the_counter_reads_host_time)
 	model_run(_metadata, DPU_BIN("model_time_plain"), 1000, r);
 	EXPECT_LT(0ull, r[0].cycles);
 	EXPECT_EQ(r[0].cycles, r[0].instrs);
+	EXPECT_EQ(0ull, r[0].launch);
 }
 
 TEST_HARNESS_MAIN

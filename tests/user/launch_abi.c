@@ -107,11 +107,14 @@ static int dpu_status(int fd, uint32_t dpu, struct dpusim_dpu_state *s)
 }
 
 /* The word of /sys/class/dpusim/rank0/dpu_state for DPU @dpu. */
-static int sysfs_dpu_state(unsigned int dpu, char *word, size_t len)
+static int sysfs_dpu_word(const char *attr, unsigned int dpu, char *word, size_t len)
 {
-	char buf[4096], *tok, *save;
+	char buf[4096], path[128], *tok, *save;
 	unsigned int i = 0;
-	FILE *f = fopen("/sys/class/dpusim/rank0/dpu_state", "r");
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/dpusim/rank0/%s", attr);
+	f = fopen(path, "r");
 
 	if (!f)
 		return -1;
@@ -128,6 +131,11 @@ static int sysfs_dpu_state(unsigned int dpu, char *word, size_t len)
 		}
 	}
 	return -1;
+}
+
+static int sysfs_dpu_state(unsigned int dpu, char *word, size_t len)
+{
+	return sysfs_dpu_word("dpu_state", dpu, word, len);
 }
 
 /* Wait (bounded) until poll() on the rank reports no DPU running. */
@@ -666,6 +674,36 @@ TEST_F(launch, finish_bad_flags)
 	ASSERT_EQ(0, do_launch(self->fd, 0, 1));
 	ASSERT_EQ(0, claim(self->wfd[0], 0, &c));
 	EXPECT_ERRNO(EINVAL, finish(self->wfd[0], 0, 2, NULL));
+}
+
+/* The run's modeled cycles, as the worker reports them, stay until the
+ * DPU's next launch (sysfs dpu_modeled_cycles) */
+TEST_F(launch, finish_reports_modeled_cycles)
+{
+	struct dpusim_worker_claim c;
+	struct dpusim_worker_finish f = { .size = sizeof(f), .modeled_cycles = 4242 };
+	char word[32];
+
+	self->wfd[0] = worker_open(self->fd);
+	ASSERT_LE(0, self->wfd[0]);
+	ASSERT_EQ(0, do_launch(self->fd, 0, 2));
+	ASSERT_EQ(0, claim(self->wfd[0], 0, &c));
+	f.dpu = c.dpu;
+	ASSERT_EQ(0, ioctl(self->wfd[0], DPUSIM_IOCTL_WORKER_FINISH, &f));
+	ASSERT_EQ(0, sysfs_dpu_word("dpu_modeled_cycles", c.dpu, word, sizeof(word)));
+	EXPECT_STREQ("4242", word);
+	/* the struct of before the field: 0 */
+	ASSERT_EQ(0, claim(self->wfd[0], 0, &c));
+	f.dpu = c.dpu;
+	f.size = offsetof(struct dpusim_worker_finish, modeled_cycles);
+	ASSERT_EQ(0, ioctl(self->wfd[0], DPUSIM_IOCTL_WORKER_FINISH, &f));
+	ASSERT_EQ(0, sysfs_dpu_word("dpu_modeled_cycles", c.dpu, word, sizeof(word)));
+	EXPECT_STREQ("0", word);
+	/* a new launch starts from 0 */
+	ASSERT_EQ(0, wait_idle(self->fd));
+	ASSERT_EQ(0, do_launch(self->fd, 0, 1));
+	ASSERT_EQ(0, sysfs_dpu_word("dpu_modeled_cycles", 0, word, sizeof(word)));
+	EXPECT_STREQ("0", word);
 }
 
 TEST_F(launch, finish_reserved)
