@@ -73,6 +73,8 @@ DPU_NR_crash := 2
 DPU_NR_model_time_16 := 16
 # per-program dpusim-cc flags
 DPU_FLAGS_model_time_plain := -fno-dpu-model
+# stream_consumer times its work in host time (tools/bench/README)
+DPU_FLAGS_stream_consumer := -fno-dpu-model
 DPU_TEST_SRCS := $(filter-out tests/user/dpu/barrier_test.c,$(wildcard tests/user/dpu/*.c))
 # Programs of several files: tests/user/dpu/<name>/*.c -> build/tests/dpu/<name>
 DPU_MULTI   := $(patsubst tests/user/dpu/%/,%,$(sort $(dir $(wildcard tests/user/dpu/*/*.c))))
@@ -87,6 +89,13 @@ BENCH       := $(patsubst tools/bench/%.c,$(BUILD)/bench/%,$(wildcard tools/benc
 # DPU programs of the examples and benchmarks (built by dpusim-cc)
 DPU_EXAMPLES := $(patsubst tools/examples/dpu/%.c,$(BUILD)/examples/dpu/%,$(wildcard tools/examples/dpu/*.c))
 DPU_BENCH   := $(patsubst tools/bench/dpu/%.c,$(BUILD)/bench/dpu/%,$(wildcard tools/bench/dpu/*.c))
+# The model benchmark's DPU programs: one build per tasklet count, and
+# vecadd and pivot without the model (its instrumentation's cost)
+MODEL_NRS   := 1 2 4 8 11 16 24
+MODEL_BENCH := $(patsubst %,$(BUILD)/bench/dpu/model_arith_%t,$(MODEL_NRS)) \
+               $(patsubst %,$(BUILD)/bench/dpu/model_mram_%t,1 2 16) \
+               $(BUILD)/bench/dpu/vecadd_plain $(BUILD)/bench/dpu/pivot $(BUILD)/bench/dpu/pivot_plain
+DPU_BENCH   := $(filter-out $(BUILD)/bench/dpu/model_%,$(DPU_BENCH)) $(MODEL_BENCH)
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/test_*.c))
 USER_TESTS  := $(patsubst tests/user/%.c,$(BUILD)/tests/user/%,$(wildcard tests/user/*.c))
 
@@ -163,7 +172,25 @@ BENCH_CFLAGS := -falign-loops=32
 
 $(BUILD)/bench/dpu/%: tools/bench/dpu/%.c $(DPURT_A) $(DPU_PLUGIN) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
 	@mkdir -p $(dir $@)
-	$(DPUCC) $(DPU_CFLAGS) $(BENCH_CFLAGS) -DNR_TASKLETS=$(or $(DPU_NR_$*),1) -o $@ $<
+	$(DPUCC) $(DPU_CFLAGS) $(BENCH_CFLAGS) $(DPU_FLAGS_$*) -DNR_TASKLETS=$(or $(DPU_NR_$*),1) -o $@ $<
+
+DPU_DEPS    := $(DPURT_A) $(DPU_PLUGIN) $(DPURT_HDRS) lib/dpurt/dpu.ld lib/dpurt/user.ld tools/dpusim-cc
+
+$(BUILD)/bench/dpu/model_arith_%t: tools/bench/dpu/model_arith.c $(DPU_DEPS)
+	@mkdir -p $(dir $@)
+	$(DPUCC) $(DPU_CFLAGS) $(BENCH_CFLAGS) -DNR_TASKLETS=$* -o $@ $<
+$(BUILD)/bench/dpu/model_mram_%t: tools/bench/dpu/model_mram.c $(DPU_DEPS)
+	@mkdir -p $(dir $@)
+	$(DPUCC) $(DPU_CFLAGS) $(BENCH_CFLAGS) -DNR_TASKLETS=$* -o $@ $<
+$(BUILD)/bench/dpu/vecadd_plain: tools/bench/dpu/vecadd.c $(DPU_DEPS)
+	@mkdir -p $(dir $@)
+	$(DPUCC) $(DPU_CFLAGS) $(BENCH_CFLAGS) -fno-dpu-model -DNR_TASKLETS=16 -o $@ $<
+$(BUILD)/bench/dpu/pivot: tools/examples/dpu/pivot.c $(DPU_DEPS)
+	@mkdir -p $(dir $@)
+	$(DPUCC) $(DPU_CFLAGS) $(BENCH_CFLAGS) -DNR_TASKLETS=1 -o $@ $<
+$(BUILD)/bench/dpu/pivot_plain: tools/examples/dpu/pivot.c $(DPU_DEPS)
+	@mkdir -p $(dir $@)
+	$(DPUCC) $(DPU_CFLAGS) $(BENCH_CFLAGS) -fno-dpu-model -DNR_TASKLETS=1 -o $@ $<
 
 # Programs link the static library so they run in the VM without installing.
 $(TOOL): $(TOOL_SRCS) $(LIB_A)

@@ -4,7 +4,7 @@
  * program's instructions (issue 33, the modeled hardware time).
  *
  * Every basic block of the program gets, at its start, an add of its
- * estimated DPU instruction count to the thread-local counter
+ * estimated DPU instruction count to the global counter
  * __dpusim_icount; the runtime (lib/dpurt/perfcounter.c) takes the count
  * at each DMA, wait and counter read and feeds the pipeline model.  The
  * costs are lib/dpurt/model_table.h's: a DPU has 32-bit registers and
@@ -16,10 +16,11 @@
  * dpusim-cc compiles with -fno-tree-vectorize when it loads the plugin:
  * the DPU has no vector unit, so the count is of scalar code.
  *
- * The host is LP64 and the DPU ILP32: a 64-bit integer counts as 64-bit
- * only when it is one on the DPU too (long long, or a typedef named
- * int64_t, uint64_t and the like); pointers, size_t, long and the
- * compiler's own offsets are 32-bit there.
+ * The host is LP64 and the DPU ILP32: a 64-bit value counts as 64-bit only
+ * when it is one on the DPU too, i.e. when it comes from an int64_t-like
+ * or long long variable, memory or function (value_wide()); pointers,
+ * size_t, long and the compiler's own induction variables are 32-bit
+ * there.
  */
 #include "gcc-plugin.h"
 #include "plugin-version.h"
@@ -44,8 +45,9 @@ int plugin_is_GPL_compatible;
 
 static tree counter;
 
-/* Is @type a 64-bit integer on the DPU (see the head of the file)? */
-static bool dpu_wide(tree type)
+/* Does @type say it is 64-bit on the DPU: long long, or an int64_t-like
+ * typedef (see the head of the file)? */
+static bool type_wide(tree type)
 {
 	tree mv, name;
 
@@ -69,6 +71,77 @@ static bool dpu_wide(tree type)
 	return false;
 }
 
+/* A memory reference of a 64-bit DPU integer (its type, or the pointer it
+ * was read through, says so)? */
+static bool mem_wide(tree ref)
+{
+	if (type_wide(TREE_TYPE(ref)))
+		return true;
+	if (TREE_CODE(ref) == MEM_REF || TREE_CODE(ref) == TARGET_MEM_REF) {
+		tree ptr = TREE_TYPE(TREE_OPERAND(ref, 1));
+
+		return POINTER_TYPE_P(ptr) && type_wide(TREE_TYPE(ptr));
+	}
+	if (TREE_CODE(ref) == COMPONENT_REF)
+		return type_wide(TREE_TYPE(TREE_OPERAND(ref, 1)));
+	if (TREE_CODE(ref) == ARRAY_REF)
+		return mem_wide(TREE_OPERAND(ref, 0)) ||
+		       type_wide(TREE_TYPE(TREE_TYPE(TREE_OPERAND(ref, 0))));
+	return false;
+}
+
+/*
+ * Is the value @v a 64-bit integer on the DPU?  The optimized code's types
+ * no longer say (int64_t and size_t are both long there), so follow where
+ * the value came from: a variable's declared type, the memory it was read
+ * from, the operands it was computed from.  The compiler's own induction
+ * variables and offsets come from pointers and 32-bit values: 32-bit.
+ */
+static bool value_wide(tree v, int depth)
+{
+	tree type = TREE_TYPE(v);
+	gimple *def;
+
+	if (!INTEGRAL_TYPE_P(type) || TYPE_PRECISION(type) <= 32)
+		return false;
+	if (type_wide(type))
+		return true;
+	if (TREE_CODE(v) != SSA_NAME)
+		return DECL_P(v) || REFERENCE_CLASS_P(v) ? mem_wide(v) : false;
+	if (SSA_NAME_VAR(v) && !DECL_ARTIFICIAL(SSA_NAME_VAR(v)))
+		return type_wide(TREE_TYPE(SSA_NAME_VAR(v)));
+	if (depth > 6 || SSA_NAME_IS_DEFAULT_DEF(v))
+		return false;
+	def = SSA_NAME_DEF_STMT(v);
+	if (gimple_code(def) == GIMPLE_PHI) {
+		for (unsigned int k = 0; k < gimple_phi_num_args(def); k++)
+			if (value_wide(gimple_phi_arg_def(def, k), depth + 1))
+				return true;
+		return false;
+	}
+	if (is_gimple_call(def))
+		return gimple_call_fndecl(def) &&
+		       type_wide(TREE_TYPE(TREE_TYPE(gimple_call_fndecl(def))));
+	if (!is_gimple_assign(def))
+		return false;
+	if (gimple_assign_load_p(def))
+		return mem_wide(gimple_assign_rhs1(def));
+	if (CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(def)))
+		return false;	/* a widening whose type does not say 64-bit */
+	for (unsigned int k = 1; k < gimple_num_ops(def); k++) {
+		tree op = gimple_op(def, k);
+
+		if (op && TREE_CODE(op) == SSA_NAME && value_wide(op, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+static bool dpu_wide(tree v)
+{
+	return value_wide(v, 0);
+}
+
 /*
  * The bits an integer operand really has: its type's, or those of the
  * type it was widened from (C multiplies two uint8_t as int).
@@ -90,12 +163,15 @@ static unsigned int narrow_bits(tree op)
 	return bits;
 }
 
-static unsigned int arith(tree type, unsigned int op32, unsigned int op64, unsigned int f32,
+/* the cost of an operation whose result (or operand) is @v */
+static unsigned int arith(tree v, unsigned int op32, unsigned int op64, unsigned int f32,
 			  unsigned int f64)
 {
+	tree type = TREE_TYPE(v);
+
 	if (FLOAT_TYPE_P(type))
 		return TYPE_PRECISION(type) > 32 ? f64 : f32;
-	return dpu_wide(type) ? op64 : op32;
+	return dpu_wide(v) ? op64 : op32;
 }
 
 static unsigned int assign_cost(gimple *g)
@@ -113,7 +189,7 @@ static unsigned int assign_cost(gimple *g)
 	case MULT_HIGHPART_EXPR:
 		if (!FLOAT_TYPE_P(type) && TREE_CODE(gimple_assign_rhs2(g)) == INTEGER_CST)
 			/* by a constant: shifts, and adds for each further bit */
-			return mem + arith(type, DPU_COST_OP32, DPU_COST_OP64, 0, 0) *
+			return mem + arith(lhs, DPU_COST_OP32, DPU_COST_OP64, 0, 0) *
 				     (integer_pow2p(gimple_assign_rhs2(g)) ? 1 : 3);
 		if (!FLOAT_TYPE_P(type)) {
 			unsigned int w = narrow_bits(rhs1);
@@ -126,7 +202,7 @@ static unsigned int assign_cost(gimple *g)
 			if (w <= 16)
 				return mem + DPU_COST_MUL16;
 		}
-		return mem + arith(type, DPU_COST_MUL32, DPU_COST_MUL64, DPU_COST_FMUL32,
+		return mem + arith(lhs, DPU_COST_MUL32, DPU_COST_MUL64, DPU_COST_FMUL32,
 				   DPU_COST_FMUL64);
 	case TRUNC_DIV_EXPR:
 	case TRUNC_MOD_EXPR:
@@ -139,22 +215,22 @@ static unsigned int assign_cost(gimple *g)
 	case EXACT_DIV_EXPR:
 		if (!FLOAT_TYPE_P(type) && integer_pow2p(gimple_assign_rhs2(g)))
 			/* by a power of two: a shift, and the sign's correction */
-			return mem + 2 * arith(type, DPU_COST_OP32, DPU_COST_OP64, 0, 0);
+			return mem + 2 * arith(lhs, DPU_COST_OP32, DPU_COST_OP64, 0, 0);
 		/* fall through */
 	case RDIV_EXPR:
-		return mem + arith(type, DPU_COST_DIV32, DPU_COST_DIV64, DPU_COST_FDIV32,
+		return mem + arith(lhs, DPU_COST_DIV32, DPU_COST_DIV64, DPU_COST_FDIV32,
 				   DPU_COST_FDIV64);
 	case LSHIFT_EXPR:
 	case RSHIFT_EXPR:
 	case LROTATE_EXPR:
 	case RROTATE_EXPR:
-		if (dpu_wide(type) && TREE_CODE(gimple_assign_rhs2(g)) != INTEGER_CST)
+		if (dpu_wide(lhs) && TREE_CODE(gimple_assign_rhs2(g)) != INTEGER_CST)
 			return mem + DPU_COST_SHIFT64;
-		return mem + arith(type, DPU_COST_OP32, DPU_COST_OP64, 0, 0);
+		return mem + arith(lhs, DPU_COST_OP32, DPU_COST_OP64, 0, 0);
 	case FLOAT_EXPR:	/* integer to floating point */
-		return mem + arith(type, 0, 0, DPU_COST_FADD32, DPU_COST_FADD64);
+		return mem + arith(lhs, 0, 0, DPU_COST_FADD32, DPU_COST_FADD64);
 	case FIX_TRUNC_EXPR:	/* floating point to integer */
-		return mem + arith(TREE_TYPE(rhs1), 0, 0, DPU_COST_FADD32, DPU_COST_FADD64);
+		return mem + arith(rhs1, 0, 0, DPU_COST_FADD32, DPU_COST_FADD64);
 	case LT_EXPR:
 	case LE_EXPR:
 	case GT_EXPR:
@@ -169,7 +245,7 @@ static unsigned int assign_cost(gimple *g)
 	case UNGE_EXPR:
 	case UNEQ_EXPR:
 	case LTGT_EXPR:
-		return mem + arith(TREE_TYPE(rhs1), DPU_COST_OP32, DPU_COST_OP64,
+		return mem + arith(rhs1, DPU_COST_OP32, DPU_COST_OP64,
 				   DPU_COST_FADD32, DPU_COST_FADD64);
 	case SSA_NAME:
 	case VAR_DECL:
@@ -187,11 +263,11 @@ static unsigned int assign_cost(gimple *g)
 		if (FLOAT_TYPE_P(type) || FLOAT_TYPE_P(TREE_TYPE(rhs1)))
 			return mem + DPU_COST_FADD64;
 		/* widening to a DPU 64-bit integer sets the high word */
-		if (dpu_wide(type) && !dpu_wide(TREE_TYPE(rhs1)))
+		if (dpu_wide(lhs) && !dpu_wide(rhs1))
 			return mem + DPU_COST_OP32;
 		return mem;
 	default:
-		return mem + arith(type, DPU_COST_OP32, DPU_COST_OP64, DPU_COST_FADD32,
+		return mem + arith(lhs, DPU_COST_OP32, DPU_COST_OP64, DPU_COST_FADD32,
 				   DPU_COST_FADD64);
 	}
 }
@@ -202,12 +278,12 @@ static unsigned int cost_of(gimple *g)
 	case GIMPLE_ASSIGN:
 		return assign_cost(g);
 	case GIMPLE_COND: {
-		tree t = TREE_TYPE(gimple_cond_lhs(g));
+		tree l = gimple_cond_lhs(g), r = gimple_cond_rhs(g);
 
 		/* compare-and-jump is one DPU instruction for 32-bit operands */
-		if (FLOAT_TYPE_P(t))
-			return arith(t, 0, 0, DPU_COST_FADD32, DPU_COST_FADD64);
-		return dpu_wide(t) ? DPU_COST_OP64 : DPU_COST_BRANCH;
+		if (FLOAT_TYPE_P(TREE_TYPE(l)))
+			return arith(l, 0, 0, DPU_COST_FADD32, DPU_COST_FADD64);
+		return dpu_wide(l) || dpu_wide(r) ? DPU_COST_OP64 : DPU_COST_BRANCH;
 	}
 	case GIMPLE_SWITCH:
 		return 2 * DPU_COST_BRANCH;
@@ -241,10 +317,12 @@ struct count_pass : gimple_opt_pass {
 			counter = build_decl(UNKNOWN_LOCATION, VAR_DECL,
 					     get_identifier("__dpusim_icount"),
 					     long_long_unsigned_type_node);
+			/* a plain global: a DPU's tasklets take turns on one
+			 * thread (lib/dpurt/run.c), and one add to it is one
+			 * host instruction */
 			TREE_PUBLIC(counter) = 1;
 			TREE_STATIC(counter) = 1;
 			DECL_EXTERNAL(counter) = 1;
-			set_decl_tls_model(counter, TLS_MODEL_INITIAL_EXEC);
 			varpool_node::get_create(counter);
 		}
 		FOR_EACH_BB_FN(bb, fun) {

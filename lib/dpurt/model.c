@@ -2,23 +2,33 @@
 /*
  * model.c - the DPU pipeline model (model.h).  A report costs O(1) while
  * at most @issue_interval tasklets exist (none can then be slowed by the
- * others), else O(tasklets log tasklets): the rate changes only where
- * another tasklet's known state does (its idle interval, its end).
+ * others), else O(tasklets) per change of rate it crosses: the rate
+ * changes only where another tasklet's known state does (its idle
+ * interval, its end).
  */
 #include "model.h"
 
-#include <stdlib.h>
 #include <string.h>
+
+#define FRAC 20
 
 int dpurt_model_init(struct dpurt_model *m, const struct dpurt_model_params *p,
 		     unsigned int ntasklets)
 {
+	unsigned int r;
+
 	if (!m || !p || !p->issue_interval || !ntasklets ||
 	    ntasklets > DPURT_MODEL_MAX_TASKLETS)
 		return -1;
 	memset(m, 0, sizeof(*m));
 	m->p = *p;
 	m->n = ntasklets;
+	for (r = 1; r <= ntasklets; r++) {
+		uint64_t step = r > p->issue_interval ? r : p->issue_interval;
+
+		/* rounded up: a whole instruction's worth is never short */
+		m->recip[r] = ((1ULL << FRAC) + step - 1) / step;
+	}
 	return 0;
 }
 
@@ -30,66 +40,82 @@ static bool issuing(const struct dpurt_model_tasklet *j, uint64_t y)
 	return !(j->idle_from <= y && y < j->idle_to);
 }
 
-static int cmp_u64(const void *a, const void *b)
+/*
+ * Tasklet @t issues @instr instructions from cycle @y while more than
+ * @issue_interval tasklets exist: at each cycle the others' known states
+ * give r, the tasklets issuing, and it progresses at 1 / max(issue_interval,
+ * r) instructions a cycle.  r changes only where another tasklet's idle
+ * interval begins or ends or where it is done; those changes before the
+ * latest the segment can end (every tasklet issuing throughout) are swept
+ * in order.  Progress is counted in 2^-FRAC instructions with the rates'
+ * reciprocals (struct dpurt_model::recip), so that a change costs a
+ * multiply, not a division.
+ */
+static uint64_t shared_issue(const struct dpurt_model *m, unsigned int t, uint64_t y,
+			     uint64_t instr)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	/* a change: its cycle << 5 | the tasklet, sorted as numbers */
+	uint64_t c[3 * DPURT_MODEL_MAX_TASKLETS], tmp;
+	uint64_t horizon = y + instr * m->n, left = instr << FRAC;
+	unsigned int j, k, nc = 0, r = 1;
+	bool st[DPURT_MODEL_MAX_TASKLETS];	/* each other one issues at @y */
 
-	return x < y ? -1 : x > y;
-}
-
-void dpurt_model_compute(struct dpurt_model *m, unsigned int t, uint64_t instr)
-{
-	struct dpurt_model_tasklet *me;
-	uint64_t bp[2 * DPURT_MODEL_MAX_TASKLETS + 1];
-	uint64_t y, left = instr;
-	unsigned int j, nbp = 0, b = 0;
-
-	if (t >= m->n || !instr)
-		return;
-	me = &m->t[t];
-	me->instr += instr;
-	y = me->clock;
-	if (m->n <= m->p.issue_interval) {
-		/* r <= issue_interval always: the tasklet's own limit rules */
-		me->clock = y + instr * m->p.issue_interval;
-		return;
-	}
-	/* the cycles after @y where another tasklet starts or stops issuing */
 	for (j = 0; j < m->n; j++) {
 		const struct dpurt_model_tasklet *o = &m->t[j];
 
 		if (j == t)
 			continue;
-		if (o->done && o->clock > y)
-			bp[nbp++] = o->clock;
-		if (o->idle_from > y)
-			bp[nbp++] = o->idle_from;
-		if (o->idle_to > y)
-			bp[nbp++] = o->idle_to;
+		st[j] = issuing(o, y);
+		r += st[j];
+		if (o->done && o->clock > y && o->clock < horizon)
+			c[nc++] = o->clock << 5 | j;
+		if (o->idle_from > y && o->idle_from < horizon)
+			c[nc++] = o->idle_from << 5 | j;
+		if (o->idle_to > y && o->idle_to < horizon)
+			c[nc++] = o->idle_to << 5 | j;
 	}
-	qsort(bp, nbp, sizeof(bp[0]), cmp_u64);
-	bp[nbp] = UINT64_MAX;
-	while (left) {
-		uint64_t r = 1, step, room, q;
+	/* insertion sort: a few changes */
+	for (k = 1; k < nc; k++) {
+		tmp = c[k];
+		for (j = k; j > 0 && c[j - 1] > tmp; j--)
+			c[j] = c[j - 1];
+		c[j] = tmp;
+	}
+	for (k = 0; k < nc; k++) {
+		uint64_t at = c[k] >> 5, done = (at - y) * m->recip[r];
+		unsigned int who = c[k] & 31;
+		bool now;
 
-		while (bp[b] <= y)
-			b++;
-		for (j = 0; j < m->n; j++)
-			if (j != t && issuing(&m->t[j], y))
-				r++;
-		step = r > m->p.issue_interval ? r : m->p.issue_interval;
-		room = bp[b] - y;
-		q = room / step;
-		if (q >= left) {
-			y += left * step;
+		if (done >= left)
 			break;
-		}
-		if (!q)
-			q = 1;	/* the instruction that straddles the change */
-		y += q * step;
-		left -= q;
+		left -= done;
+		y = at;
+		now = issuing(&m->t[who], y);
+		r = r + now - st[who];
+		st[who] = now;
 	}
-	me->clock = y;
+	/* the rest at the last rate: cycles = left * step, rounded up */
+	return y + ((left * (r > m->p.issue_interval ? r : m->p.issue_interval) +
+		     ((1ULL << FRAC) - 1)) >> FRAC);
+}
+
+void dpurt_model_compute(struct dpurt_model *m, unsigned int t, uint64_t instr)
+{
+	struct dpurt_model_tasklet *me;
+
+	if (t >= m->n || !instr)
+		return;
+	me = &m->t[t];
+	me->instr += instr;
+	if (m->n <= m->p.issue_interval)
+		/* r <= issue_interval always: the tasklet's own limit rules */
+		me->clock += instr * m->p.issue_interval;
+	else
+		/* in parts that keep shared_issue()'s products in 64 bits */
+		for (uint64_t part; instr; instr -= part) {
+			part = instr < (1ULL << 32) ? instr : 1ULL << 32;
+			me->clock = shared_issue(m, t, me->clock, part);
+		}
 }
 
 void dpurt_model_dma(struct dpurt_model *m, unsigned int t, uint32_t bytes)

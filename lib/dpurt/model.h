@@ -49,6 +49,8 @@ struct dpurt_model {
 	struct dpurt_model_params p;
 	unsigned int n;
 	uint64_t engine_free;	/* the cycle the MRAM engine is free again */
+	/* per r tasklets issuing: 2^20 / max(issue_interval, r), rounded up */
+	uint64_t recip[DPURT_MODEL_MAX_TASKLETS + 1];
 	struct dpurt_model_tasklet t[DPURT_MODEL_MAX_TASKLETS];
 };
 

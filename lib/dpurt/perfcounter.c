@@ -36,8 +36,13 @@
 __attribute__((section(".dpu_wram.rt.clocks"), used))
 const volatile uint32_t CLOCKS_PER_SEC = DPURT_CLOCK_HZ;
 
-/* The plugin's counter: instructions of the running tasklet not yet taken. */
-__thread unsigned long long __dpusim_icount;
+/*
+ * The plugin's counter: instructions of the running tasklet not yet taken.
+ * Not thread-local: only the thread running the DPU's tasklets runs
+ * instrumented code (run.c), and a plain global costs one host
+ * instruction per basic block.
+ */
+unsigned long long __dpusim_icount;
 /* Defined by dpusim-cc in a program it instrumented. */
 extern const char __dpusim_model_on __attribute__((weak));
 

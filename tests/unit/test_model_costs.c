@@ -15,7 +15,7 @@
 #include "unit.h"
 #include "dpurt/model_table.h"
 
-__thread unsigned long long __dpusim_icount;
+unsigned long long __dpusim_icount;
 
 #define DECL(name, type) type name(type a, type b);
 DECL(op_add32, uint32_t)
@@ -43,6 +43,7 @@ DECL(op_divc4, uint32_t)
 uint32_t op_load(const uint32_t *p);
 uint32_t op_ptr(const uint32_t *p, size_t i);
 uint32_t op_loop(const uint32_t *p, uint32_t n);
+void op_loop64(int64_t *p, int64_t s, uint32_t n);
 
 static unsigned long long mark;
 
@@ -123,5 +124,19 @@ int main(void)
 	UNIT_CHECK("a loop's count grows by its body's count per iteration",
 		   c40 - c20 == 2 * (c20 - c10) && c20 - c10 >= 10 * 4 && c20 - c10 <= 10 * 6,
 		   "10: %llu 20: %llu 40: %llu", c10, c20, c40);
+	{
+		static int64_t x[64];
+
+		start();
+		op_loop64(x, 3, 10);
+		c10 = counted();
+		start();
+		op_loop64(x, 3, 20);
+		c20 = counted();
+	}
+	/* load, 64-bit add (a pair), store, the steps, compare-and-branch */
+	UNIT_CHECK("an int64_t loop's add counts as a pair",
+		   c20 - c10 >= 10 * (4 + DPU_COST_OP64) && c20 - c10 <= 10 * (6 + DPU_COST_OP64),
+		   "10: %llu 20: %llu", c10, c20);
 	return unit_done();
 }
