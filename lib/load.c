@@ -45,10 +45,15 @@ void dpusim_load_teardown(struct dpusim_set_props *props)
 	props->program = NULL;
 }
 
+/* The SDK's figures of a v1B DPU (the profile's dpusimDpuModel=v1B) */
+#define V1B_TASKLETS	16u
+#define V1B_WRAM	63488u
+#define V1B_HZ		400000000u
+
 /*
- * A dpusim-cc program: check that its globals fit in WRAM, then write its
- * initial WRAM image and MRAM contents to every enabled DPU of the set, as
- * the SDK's loader does on hardware.
+ * A dpusim-cc program: check that its globals fit in WRAM (and that a v1B
+ * DPU could run it), then write its initial WRAM image and MRAM contents
+ * to every enabled DPU of the set, as the SDK's loader does on hardware.
  */
 static dpu_error_t load_images(struct dpusim_set_props *props,
 			       struct dpu_program_t *prog, const char *fn)
@@ -62,6 +67,16 @@ static dpu_error_t load_images(struct dpusim_set_props *props,
 		dpusim_log("%s: %s: its WRAM globals take %llu bytes, a DPU has %u bytes of WRAM",
 			   fn, prog->path, (unsigned long long)prog->wram_used,
 			   (unsigned int)wram_size);
+		return DPU_ERR_ELF_INVALID_FILE;
+	}
+	if (props->profile.dpu_v1b && prog->nr_tasklets > V1B_TASKLETS) {
+		dpusim_log("%s: %s: NR_TASKLETS=%u, a v1B DPU (dpusimDpuModel=v1B) runs at most %u",
+			   fn, prog->path, prog->nr_tasklets, V1B_TASKLETS);
+		return DPU_ERR_ELF_INVALID_FILE;
+	}
+	if (props->profile.dpu_v1b && prog->wram_used > V1B_WRAM) {
+		dpusim_log("%s: %s: its WRAM globals take %llu bytes, a v1B DPU (dpusimDpuModel=v1B) has %u",
+			   fn, prog->path, (unsigned long long)prog->wram_used, V1B_WRAM);
 		return DPU_ERR_ELF_INVALID_FILE;
 	}
 	if (prog->wram_used)
@@ -88,6 +103,15 @@ static dpu_error_t load_images(struct dpusim_set_props *props,
 		ret = dpusim_xfer_raw(all, fn, false, DPU_XFER_TO_DPU, start,
 				      buf, end - start);
 		free(buf);
+	}
+	if (ret == DPU_OK && props->profile.dpu_v1b) {
+		/* the runtime's CLOCKS_PER_SEC, 350 MHz in the image */
+		const struct dpusim_symbol *hz = dpusim_program_find(prog, "CLOCKS_PER_SEC");
+		uint32_t v = V1B_HZ;
+
+		if (hz && hz->mem == DPUSIM_SYM_WRAM && hz->size == sizeof(v))
+			ret = dpusim_xfer_raw(all, fn, true, DPU_XFER_TO_DPU, hz->offset,
+					      &v, sizeof(v));
 	}
 	return ret;
 }

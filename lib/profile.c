@@ -12,7 +12,9 @@
 /* Longest piece of user text quoted in a message. */
 #define QUOTE_MAX 64
 
-enum key_id { KEY_SG_ENABLE, KEY_SG_MAX_BLOCKS, KEY_BACKEND, KEY_STRICT_DMA, KEY_IGNORED };
+enum key_id {
+	KEY_SG_ENABLE, KEY_SG_MAX_BLOCKS, KEY_BACKEND, KEY_STRICT_DMA, KEY_DPU_MODEL, KEY_IGNORED
+};
 
 /* How an ignored key's value is checked (as the SDK reads it). */
 enum value_kind {
@@ -22,7 +24,7 @@ enum value_kind {
 
 /*
  * Every key UPMEM's SDK (2023.2 .. 2025.1, gen_profile_files.py) knows,
- * and dpusimStrictDma, dpusim's own.
+ * and dpusimStrictDma and dpusimDpuModel, dpusim's own.
  * The ones marked KEY_IGNORED tune hardware, simulators or thread pools
  * dpusim does not have; they are accepted and mean nothing here (the
  * module's parameters decide MRAM and WRAM sizes and DPUs per rank).
@@ -37,6 +39,8 @@ static const struct {
 	{ "backend", KEY_BACKEND, VAL_ANY },
 	/* dpusim's own: fault on an MRAM DMA outside the SDK's rules */
 	{ "dpusimStrictDma", KEY_STRICT_DMA, VAL_ANY },
+	/* dpusim's own: the DPU model of the modeled time */
+	{ "dpusimDpuModel", KEY_DPU_MODEL, VAL_ANY },
 	/* all backends */
 	{ "chipId", KEY_IGNORED, VAL_INT },
 	{ "clockDivision", KEY_IGNORED, VAL_INT },
@@ -272,6 +276,17 @@ dpu_error_t dpusim_profile_parse(const char *s, struct dpusim_profile *out,
 					"%s: '%.*s%s' is not a boolean (true, false, 1 or 0)",
 					keys[k].name, quote_len(vb, ve), vb,
 					ellipsis(vb, ve));
+				return DPU_ERR_INVALID_PROFILE;
+			}
+			break;
+		case KEY_DPU_MODEL:
+			if (span_eq_nocase(vb, ve, "v1A")) {
+				p.dpu_v1b = false;
+			} else if (span_eq_nocase(vb, ve, "v1B")) {
+				p.dpu_v1b = true;
+			} else {
+				set_err(errbuf, errlen, "%s: '%.*s%s' is not a DPU model (v1A or v1B)",
+					keys[k].name, quote_len(vb, ve), vb, ellipsis(vb, ve));
 				return DPU_ERR_INVALID_PROFILE;
 			}
 			break;

@@ -23,6 +23,13 @@
  *                                8-byte words move (a size below 8 moves
  *                                2048 bytes, 12 moves 8), as on the machine
  *                                (lib/dpurt/mram.c)
+ *   dpusimDpuModel=v1A|v1B       (dpusim's own key, default v1A) the DPU
+ *                                model the modeled time is of (README,
+ *                                "Modeled hardware time"): v1A 350 MHz,
+ *                                24 tasklets, 64 KiB WRAM; v1B 400 MHz,
+ *                                16 tasklets, 62 KiB WRAM.  dpu_load
+ *                                refuses a program the model cannot run
+ *                                and sets CLOCKS_PER_SEC to its clock
  *
  * BOOL is true or false (any case), or 1 or 0.
  * N is decimal digits only: no sign, no 0x, no trailing characters.
@@ -41,6 +48,7 @@ struct dpusim_profile {
 	bool sg_max_blocks_set;		/* sgXferMaxBlocksPerDpu was given */
 	uint32_t sg_max_blocks_per_dpu;	/* valid if sg_max_blocks_set */
 	bool strict_dma;		/* dpusimStrictDma */
+	bool dpu_v1b;			/* dpusimDpuModel=v1B */
 };
 
 /*

@@ -2,13 +2,19 @@
 /*
  * perfcounter.h - the DPU's performance counter (UPMEM SDK 2023.2 names).
  *
- * Simulated: the counter is the time elapsed on the host's monotonic clock
- * since the counter was last reset (or the launch began), converted to
- * cycles of a 350 MHz DPU clock (CLOCKS_PER_SEC = 350000000).  One counter
- * per DPU, shared by its tasklets, as on hardware.  COUNT_INSTRUCTIONS
- * counts the same simulated cycles (one instruction per cycle);
- * COUNT_NOTHING freezes the counter.  The figures measure the host running
- * the simulation, not a real DPU.
+ * Modeled (a program built by dpusim-cc, the default): the counter reads
+ * the DPU's modeled time since it was last reset (or the launch began):
+ * COUNT_CYCLES the calling tasklet's modeled cycle, COUNT_INSTRUCTIONS the
+ * DPU's modeled instructions (README, "Modeled hardware time"; the model:
+ * lib/dpurt/model.c).  The same program and input give the same figures
+ * on any host.
+ *
+ * Without the model (dpusim-cc -fno-dpu-model): the time elapsed on the
+ * host's monotonic clock, as cycles of a 350 MHz DPU clock
+ * (CLOCKS_PER_SEC = 350000000); COUNT_INSTRUCTIONS counts the same cycles.
+ *
+ * One counter per DPU, shared by its tasklets, as on hardware;
+ * COUNT_NOTHING freezes it.
  */
 #ifndef DPUSYSCORE_PERFCOUNTER_H
 #define DPUSYSCORE_PERFCOUNTER_H

@@ -10,9 +10,9 @@
  * Without DPU_PROFILING defined (the usual build), profiling_start and
  * profiling_stop do nothing, as in the SDK.  With -DDPU_PROFILING they
  * count, per tasklet, the time spent between them in loop.count[me()], in
- * the units of the DPU's time register (perfcounter_get() / 16, the
- * simulated 350 MHz cycles of perfcounter.h: the host's time, not a real
- * DPU's); starting a section twice or stopping one not started faults the
+ * the units of the DPU's time register (perfcounter_get() / 16: modeled
+ * DPU cycles, or the host's time without the model, see perfcounter.h);
+ * starting a section twice or stopping one not started faults the
  * DPU, as in the SDK.  The context is an ordinary WRAM global, so the host
  * reads it by name (dpu_copy_from(dpu, "loop", ...)); there is no
  * dpu-profiling tool to collect it.

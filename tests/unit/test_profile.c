@@ -180,5 +180,25 @@ int main(void)
 		   !p.strict_dma, "%s", "unexpected result");
 	UNIT_CHECK("dpusimStrictDma=yes is not a boolean",
 		   dpusim_profile_parse("dpusimStrictDma=yes", &p, NULL, 0) == ERR, "%s", "unexpected result");
+
+	/* dpusimDpuModel: v1A by default, v1B, any case; nothing else */
+	UNIT_CHECK("dpusimDpuModel defaults to v1A",
+		   dpusim_profile_parse("", &p, NULL, 0) == DPU_OK && !p.dpu_v1b, "%s",
+		   "unexpected result");
+	UNIT_CHECK("dpusimDpuModel=v1B",
+		   dpusim_profile_parse("dpusimDpuModel=v1B", &p, NULL, 0) == DPU_OK && p.dpu_v1b,
+		   "%s", "unexpected result");
+	UNIT_CHECK("dpusimDpuModel=v1b, then v1A: the later wins",
+		   dpusim_profile_parse("dpusimDpuModel=v1b, dpusimDpuModel = V1A", &p, NULL, 0) ==
+				   DPU_OK && !p.dpu_v1b,
+		   "%s", "unexpected result");
+	{
+		char err[128] = "";
+
+		UNIT_CHECK("dpusimDpuModel=v2 is refused, naming the models",
+			   dpusim_profile_parse("dpusimDpuModel=v2", &p, err, sizeof(err)) == ERR &&
+				   strstr(err, "v1A or v1B") && strstr(err, "'v2'") && !p.dpu_v1b,
+			   "error '%s'", err);
+	}
 	return unit_done();
 }

@@ -828,6 +828,7 @@ TEST(clocks_per_sec_by_name)
 	dpu_free(set);
 }
 
+
 /*
  * profiling.h (issue 30, item 6): built as usual its sections do nothing
  * and the contexts stay as PROFILING_INIT left them; built with
@@ -1174,6 +1175,36 @@ TEST(without_the_model_the_counter_reads_host_time)
 	EXPECT_LT(0ull, r[0].cycles);
 	EXPECT_EQ(r[0].cycles, r[0].instrs);
 	EXPECT_EQ(0ull, r[0].launch);
+}
+
+/* dpusimDpuModel=v1B: a 400 MHz DPU of at most 16 tasklets */
+TEST(dpu_model_v1b)
+{
+	struct dpu_set_t set, dpu;
+	struct model_reading a[2], b[2] = { { 0 } };
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(2, "dpusimDpuModel=v1B", &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("clocks"), NULL));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu)
+		EXPECT_EQ(400000000u, get_u32(dpu, "hz"));
+	/* 24 tasklets: refused, the loaded program stays */
+	EXPECT_EQ(DPU_ERR_ELF_INVALID_FILE, dpu_load(set, DPU_BIN("barrier_test_24t"), NULL));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu)
+		EXPECT_EQ(400000000u, get_u32(dpu, "hz"));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("barrier_test_16t"), NULL));
+	dpu_free(set);
+	/* the cycles are the same: only their length differs */
+	model_run(_metadata, DPU_BIN("model_time_16"), 1000, a);
+	ASSERT_EQ(DPU_OK, dpu_alloc(2, "dpusimDpuModel=v1B", &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("model_time_16"), NULL));
+	ASSERT_EQ(DPU_OK, put_u32(set, "iters", 1000));
+	ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+	DPU_FOREACH(set, dpu)
+		b[0].cycles = get_u64(dpu, "cycles");
+	dpu_free(set);
+	EXPECT_EQ(a[0].cycles, b[0].cycles);
 }
 
 TEST_HARNESS_MAIN
