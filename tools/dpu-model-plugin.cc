@@ -43,7 +43,6 @@
 
 int plugin_is_GPL_compatible;
 
-static tree counter;
 
 /* Does @type say it is 64-bit on the DPU: long long, or an int64_t-like
  * typedef (see the head of the file)? */
@@ -174,6 +173,22 @@ static unsigned int arith(tree v, unsigned int op32, unsigned int op64, unsigned
 	return dpu_wide(v) ? op64 : op32;
 }
 
+/*
+ * A 32-bit multiply of two variables: the DPU's mul_step loop runs once per
+ * significant bit of the smaller operand, which only the running program
+ * knows, so the plugin counts those steps at run time (add_mul_steps()).
+ */
+static bool dynamic_mul(gimple *g)
+{
+	tree lhs = gimple_assign_lhs(g);
+
+	return gimple_assign_rhs_code(g) == MULT_EXPR && INTEGRAL_TYPE_P(TREE_TYPE(lhs)) &&
+	       TYPE_PRECISION(TREE_TYPE(lhs)) <= 32 && !dpu_wide(lhs) &&
+	       TREE_CODE(gimple_assign_rhs1(g)) == SSA_NAME &&
+	       TREE_CODE(gimple_assign_rhs2(g)) == SSA_NAME &&
+	       narrow_bits(gimple_assign_rhs1(g)) > 16 && narrow_bits(gimple_assign_rhs2(g)) > 16;
+}
+
 static unsigned int assign_cost(gimple *g)
 {
 	tree lhs = gimple_assign_lhs(g);
@@ -201,6 +216,9 @@ static unsigned int assign_cost(gimple *g)
 				return mem + DPU_COST_MUL8;
 			if (w <= 16)
 				return mem + DPU_COST_MUL16;
+			if (dynamic_mul(g))
+				/* and a step per bit, counted as it runs */
+				return mem + DPU_COST_MUL32_BASE;
 		}
 		return mem + arith(lhs, DPU_COST_MUL32, DPU_COST_MUL64, DPU_COST_FMUL32,
 				   DPU_COST_FMUL64);
@@ -301,6 +319,43 @@ static unsigned int cost_of(gimple *g)
 	}
 }
 
+static tree counter;
+
+static void add_to_counter(gimple_stmt_iterator *gsi, tree n)
+{
+	tree old = make_ssa_name(long_long_unsigned_type_node);
+	tree sum = make_ssa_name(long_long_unsigned_type_node);
+
+	gsi_insert_before(gsi, gimple_build_assign(old, counter), GSI_SAME_STMT);
+	gsi_insert_before(gsi, gimple_build_assign(sum, PLUS_EXPR, old, n), GSI_SAME_STMT);
+	gsi_insert_before(gsi, gimple_build_assign(unshare_expr(counter), sum), GSI_SAME_STMT);
+}
+
+/* Before the multiply at @gsi: counter += 32 - clz(min(a, b) | 1). */
+static void add_mul_steps(gimple_stmt_iterator *gsi)
+{
+	gimple *g = gsi_stmt(*gsi);
+	tree ut = unsigned_type_node, it = integer_type_node;
+	tree a = make_ssa_name(ut), b = make_ssa_name(ut), m = make_ssa_name(ut);
+	tree m1 = make_ssa_name(ut), z = make_ssa_name(it), bits = make_ssa_name(it);
+	tree n = make_ssa_name(long_long_unsigned_type_node);
+	gcall *clz = gimple_build_call(builtin_decl_explicit(BUILT_IN_CLZ), 1, m1);
+
+	gimple_call_set_lhs(clz, z);
+	gsi_insert_before(gsi, gimple_build_assign(a, NOP_EXPR, gimple_assign_rhs1(g)),
+			  GSI_SAME_STMT);
+	gsi_insert_before(gsi, gimple_build_assign(b, NOP_EXPR, gimple_assign_rhs2(g)),
+			  GSI_SAME_STMT);
+	gsi_insert_before(gsi, gimple_build_assign(m, MIN_EXPR, a, b), GSI_SAME_STMT);
+	gsi_insert_before(gsi, gimple_build_assign(m1, BIT_IOR_EXPR, m, build_int_cst(ut, 1)),
+			  GSI_SAME_STMT);
+	gsi_insert_before(gsi, clz, GSI_SAME_STMT);
+	gsi_insert_before(gsi, gimple_build_assign(bits, MINUS_EXPR, build_int_cst(it, 32), z),
+			  GSI_SAME_STMT);
+	gsi_insert_before(gsi, gimple_build_assign(n, NOP_EXPR, bits), GSI_SAME_STMT);
+	add_to_counter(gsi, n);
+}
+
 namespace {
 const pass_data count_data = {
 	GIMPLE_PASS, "dpu_model", OPTGROUP_NONE, TV_NONE, PROP_ssa, 0, 0, 0, TODO_update_ssa,
@@ -329,18 +384,17 @@ struct count_pass : gimple_opt_pass {
 			unsigned long n = 0;
 			gimple_stmt_iterator gsi;
 
-			for (gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
-				n += cost_of(gsi_stmt(gsi));
+			for (gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+				gimple *g = gsi_stmt(gsi);
+
+				n += cost_of(g);
+				if (is_gimple_assign(g) && dynamic_mul(g))
+					add_mul_steps(&gsi);
+			}
 			if (!n)
 				continue;
 			gsi = gsi_after_labels(bb);
-			tree old = make_ssa_name(long_long_unsigned_type_node);
-			tree sum = make_ssa_name(long_long_unsigned_type_node);
-			gsi_insert_before(&gsi, gimple_build_assign(old, counter), GSI_SAME_STMT);
-			gsi_insert_before(&gsi, gimple_build_assign(sum, PLUS_EXPR, old,
-				build_int_cst(long_long_unsigned_type_node, n)), GSI_SAME_STMT);
-			gsi_insert_before(&gsi, gimple_build_assign(unshare_expr(counter), sum),
-					  GSI_SAME_STMT);
+			add_to_counter(&gsi, build_int_cst(long_long_unsigned_type_node, n));
 		}
 		mark_virtual_operands_for_renaming(fun);
 		return 0;

@@ -132,13 +132,15 @@ void dpurt_log_end(void);     /* flush, give stdout back (test mode) */
 /*
  * The modeled time (perfcounter.c, model.c): no-ops unless the program was
  * instrumented (dpurt_modeled).  take: the running tasklet's instructions
- * so far into the model; dma: a DMA of @bytes; sync: a synchronisation's
- * instructions, returns the tasklet's cycle; until: the tasklet could not
- * go on before @cycle; done: it returned; end: the run's last cycle.
+ * so far into the model; dma: a DMA of @bytes; now: the tasklet's cycle;
+ * sync: a synchronisation's instructions, then now; until: the tasklet
+ * could not go on before @cycle; done: it returned; end: the run's
+ * modeled length (its last cycle and the launch's fixed cost).
  */
 extern bool dpurt_modeled;
 void dpurt_time_take(void);
 void dpurt_time_dma(uint32_t bytes);
+uint64_t dpurt_time_now(void);
 uint64_t dpurt_time_sync(void);
 void dpurt_time_until(uint64_t cycle);
 void dpurt_time_done(void);

@@ -33,8 +33,11 @@
 #define DPU_COST_OP64		2
 /* 64-bit shift by a variable amount: a short sequence [est] */
 #define DPU_COST_SHIFT64	4
-/* 32-bit multiply: mul_step, one per bit [PrIMn "at most bit-width"] */
-#define DPU_COST_MUL32		32
+/* 32-bit multiply: mul_step, one per significant bit of the smaller
+ * operand (counted as the program runs), and the steps around them
+ * [PrIMn "at most bit-width"; the set-up est] */
+#define DPU_COST_MUL32		32	/* the most: 32 bits */
+#define DPU_COST_MUL32_BASE	4
 /* 8-bit multiply: one of the native 8x8 multiply instructions [PrIMn
  * "no 32-bit multiplier"; the ISA's mul_ul_ul] */
 #define DPU_COST_MUL8		1
@@ -78,6 +81,11 @@
  * sdma and its address set-up, a barrier, a mutex operation [est] */
 #define DPU_COST_DMA_ISSUE	4
 #define DPU_COST_SYNC		4
+/* a launch as the host times it (dpu_launch, synchronous): the DPUs'
+ * boot and the host's polling, added to the run's last cycle [fit:
+ * the intercept of kernel time against work in uPIMulator's real-hardware
+ * PrIM runs, tools/model/validate-prim] */
+#define DPU_LAUNCH_CYCLES	70000
 
 /* ---- the DPU models [SDK] --------------------------------------------- */
 

@@ -94,13 +94,20 @@ void dpurt_time_dma(uint32_t bytes)
 	dpurt_model_dma(&model, __dpurt_tasklet_id, bytes);
 }
 
+uint64_t dpurt_time_now(void)
+{
+	if (!dpurt_modeled)
+		return 0;
+	dpurt_time_take();
+	return model.t[__dpurt_tasklet_id % DPURT_MODEL_MAX_TASKLETS].clock;
+}
+
 uint64_t dpurt_time_sync(void)
 {
 	if (!dpurt_modeled)
 		return 0;
 	__dpusim_icount += DPU_COST_SYNC;
-	dpurt_time_take();
-	return model.t[__dpurt_tasklet_id % DPURT_MODEL_MAX_TASKLETS].clock;
+	return dpurt_time_now();
 }
 
 void dpurt_time_until(uint64_t cycle)
@@ -118,7 +125,7 @@ void dpurt_time_done(void)
 
 uint64_t dpurt_time_end(void)
 {
-	return dpurt_modeled ? dpurt_model_end(&model) : 0;
+	return dpurt_modeled ? dpurt_model_end(&model) + DPU_LAUNCH_CYCLES : 0;
 }
 
 /* ---- the counter ------------------------------------------------------- */

@@ -32,9 +32,10 @@ struct obj {
 	_Atomic uint32_t a;   /* lock: 0 free, 1 held, 2 held + waiters; barrier: arrived; sem: value */
 	_Atomic uint32_t b;   /* barrier: generation */
 	/*
-	 * The modeled time (perfcounter.c): lock: the cycle of the last
-	 * unlock; barrier: the last arrival so far, and the cycle the last
-	 * generation was let go; semaphore: the last give.
+	 * The modeled time (perfcounter.c): lock: the cycles of the last
+	 * unlock (mt) and the last lock (mrel); barrier: the last arrival so
+	 * far, and the cycle the last generation was let go; semaphore: the
+	 * last give.
 	 */
 	uint64_t mt;
 	uint64_t mrel;
@@ -117,27 +118,41 @@ static struct obj *obj_get(uint32_t kind, uintptr_t key, uint32_t init_a)
 
 /* ---- locks: mutexes and atomic bits ---------------------------------- */
 
+/*
+ * Modeled, a lock taken at cycle @at: a tasklet that waited for it here
+ * goes on at its last unlock; one that did not waits only if @at falls in
+ * the last holder's modeled hold.  (The tasklets take turns at DMAs, so
+ * one may lock and unlock many times before the next runs: its holds are
+ * ahead in modeled time and must not queue the others behind them.)
+ */
+static void lock_modeled(struct obj *o, uint64_t at, bool waited)
+{
+	if (waited || (at >= o->mrel && at < o->mt))
+		dpurt_time_until(o->mt);
+	o->mrel = dpurt_time_now();
+}
+
 static void lock_obj(struct obj *o)
 {
+	uint64_t at = dpurt_time_sync();
 	uint32_t c = 0;
 
 	/*
 	 * The tasklets take turns on one thread (run.c): a holder cannot let
 	 * go while this one spins, so a busy lock waits for its turn at once.
 	 */
-	dpurt_time_sync();
 	if (atomic_compare_exchange_strong_explicit(&o->a, &c, 1, memory_order_acquire,
-						    memory_order_relaxed))
-		goto taken;
+						    memory_order_relaxed)) {
+		lock_modeled(o, at, false);
+		return;
+	}
 	if (c != 2)
 		c = atomic_exchange_explicit(&o->a, 2, memory_order_acquire);
 	while (c != 0) {
 		dpurt_wait(&o->a, 2);
 		c = atomic_exchange_explicit(&o->a, 2, memory_order_acquire);
 	}
-taken:
-	/* modeled, the lock is free from its last unlock on */
-	dpurt_time_until(o->mt);
+	lock_modeled(o, at, true);
 }
 
 void __dpurt_key_lock(uintptr_t key)
@@ -148,13 +163,13 @@ void __dpurt_key_lock(uintptr_t key)
 int __dpurt_key_trylock(uintptr_t key)
 {
 	struct obj *o = obj_get(KIND_LOCK, key, 0);
+	uint64_t at = dpurt_time_sync();
 	uint32_t c = 0;
 
-	dpurt_time_sync();
 	if (!atomic_compare_exchange_strong_explicit(&o->a, &c, 1, memory_order_acquire,
 						     memory_order_relaxed))
 		return 0;
-	dpurt_time_until(o->mt);
+	lock_modeled(o, at, false);
 	return 1;
 }
 
@@ -163,9 +178,17 @@ void __dpurt_key_unlock(uintptr_t key)
 	struct obj *o = obj_get(KIND_LOCK, key, 0);
 
 	o->mt = dpurt_time_sync();
-	/* Releasing a free lock is harmless, as on hardware. */
-	if (atomic_exchange_explicit(&o->a, 0, memory_order_release) == 2)
+	/*
+	 * Releasing a free lock is harmless, as on hardware.  With waiters,
+	 * they run next: a holder that went on would take the lock again
+	 * before any of them (the tasklets take turns only at DMAs and
+	 * waits), where the hardware's tasklets interleave and the lock
+	 * passes on.
+	 */
+	if (atomic_exchange_explicit(&o->a, 0, memory_order_release) == 2) {
 		dpurt_wake(&o->a, 1);
+		dpurt_yield();
+	}
 }
 
 /* ---- barriers -------------------------------------------------------- */

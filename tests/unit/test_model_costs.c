@@ -76,8 +76,28 @@ int main(void)
 
 	CHECK_OP("32-bit add: one instruction", op_add32, uint32_t, DPU_COST_OP32 + RET);
 	CHECK_OP("32-bit xor: one instruction", op_xor32, uint32_t, DPU_COST_OP32 + RET);
-	CHECK_OP("32-bit multiply: emulated, one step per bit", op_mul32, uint32_t,
-		 DPU_COST_MUL32 + RET);
+	/* 7 * 3: two steps, the smaller operand's bits */
+	CHECK_OP("32-bit multiply: a step per bit of the smaller operand", op_mul32, uint32_t,
+		 DPU_COST_MUL32_BASE + 2 + RET);
+	{
+		unsigned long long got[3];
+		volatile uint32_t big = 0xffffffffu, mid = 1000, huge = 70000;
+
+		start();
+		(void)op_mul32(huge, mid);
+		got[0] = counted();
+		start();
+		(void)op_mul32(big, big);
+		got[1] = counted();
+		start();
+		(void)op_mul32(0, big);
+		got[2] = counted();
+		UNIT_CHECK("32-bit multiply: 10 steps for 1000, 32 at most, 1 for 0",
+			   got[0] == DPU_COST_MUL32_BASE + 10 + RET &&
+				   got[1] == DPU_COST_MUL32_BASE + DPU_COST_MUL32 + RET &&
+				   got[2] == DPU_COST_MUL32_BASE + 1 + RET,
+			   "counted %llu %llu %llu", got[0], got[1], got[2]);
+	}
 	CHECK_OP("32-bit divide: emulated", op_div32, uint32_t, DPU_COST_DIV32 + RET);
 	CHECK_OP("32-bit signed remainder: emulated", op_mod32, int32_t, DPU_COST_DIV32 + RET);
 	CHECK_OP("8-bit multiply: the native 8x8 instruction", op_mul8, uint8_t,
