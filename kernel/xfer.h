@@ -141,4 +141,12 @@ void dpusim_xfer_share_end(struct dpusim_rank *rank, struct dpusim_xfer_pin *p,
 			   struct dpusim_xfer_share *sh);
 void dpusim_xfer_unpin(struct dpusim_xfer_pin *p, bool dirty);
 
+/*
+ * xfer_model.c: the modeled time of one call on real hardware, whose
+ * table covers 1 .. DPUSIM_XFER_MODEL_DPUS DPUs (the hardware's rank)
+ */
+#define DPUSIM_XFER_MODEL_DPUS	64U
+
+u64 dpusim_xfer_model_ns(bool from_dpu, bool wram, u64 dpu_bytes, u32 nr_dpus);
+
 #endif /* DPUSIM_XFER_H */
