@@ -2,7 +2,8 @@
 /*
  * KUnit suite for the transfer time model (xfer_model.c): its edges, that
  * it grows with the bytes and the DPUs, that it saturates instead of
- * overflowing, the directions and memories.
+ * overflowing, the directions and memories, and the largest share a
+ * checked transfer hands it.
  */
 #include <kunit/test.h>
 #include <linux/sizes.h>
@@ -158,6 +159,48 @@ static void model_deterministic_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, model(FROM, MRAM, SZ_1M, 64), model(FROM, MRAM, SZ_1M, 64));
 }
 
+static const struct dpusim_geometry model_geo = {
+	.nr_ranks = 1,
+	.nr_dpus = 4,
+	.mram_size = SZ_1M,
+	.wram_size = SZ_4K,
+};
+
+static struct dpusim_budget model_budget = { .limit = SZ_1M };
+
+/*
+ * The share a checked transfer hands the model: to the DPUs every DPU
+ * gets the whole length (its blocks, then zeros); from them, the most
+ * bytes one DPU's blocks hold.
+ */
+static void model_check_share_test(struct kunit *test)
+{
+	struct dpusim_rank *rank = kunit_kzalloc(test, sizeof(*rank), GFP_KERNEL);
+	const struct dpusim_xfer_dpu dpus[] = { { 0, 1 }, { 2, 2 }, { 3, 1 } };
+	const struct dpusim_block blocks[] = {
+		{ 0x10000, 16 }, { 0x20000, 24 }, { 0x30000, 16 }, { 0x40000, 8 },
+	};
+	struct dpusim_xfer x = {
+		.flags = DPUSIM_XFER_NO_LENGTH_CHECK, .offset = 0, .length = 64,
+		.nr_dpus = 3, .nr_blocks = 4,
+	};
+	u64 bytes, pad, most;
+
+	KUNIT_ASSERT_NOT_NULL(test, rank);
+	KUNIT_ASSERT_EQ(test, dpusim_rank_init(rank, 0, &model_geo, &model_budget), 0);
+	KUNIT_EXPECT_EQ(test, dpusim_xfer_check(rank, &x, dpus, blocks, &bytes, &pad, &most), 0);
+	KUNIT_EXPECT_EQ(test, bytes, 64);
+	KUNIT_EXPECT_EQ(test, most, 64);
+	x.flags |= DPUSIM_XFER_FROM_DPU;
+	KUNIT_EXPECT_EQ(test, dpusim_xfer_check(rank, &x, dpus, blocks, &bytes, &pad, &most), 0);
+	KUNIT_EXPECT_EQ(test, most, 40);
+	/* cut at the length */
+	x.length = 32;
+	KUNIT_EXPECT_EQ(test, dpusim_xfer_check(rank, &x, dpus, blocks, &bytes, &pad, &most), 0);
+	KUNIT_EXPECT_EQ(test, most, 32);
+	dpusim_rank_fini(rank);
+}
+
 static struct kunit_case model_test_cases[] = {
 	KUNIT_CASE(model_zero_test),
 	KUNIT_CASE(model_small_test),
@@ -169,6 +212,7 @@ static struct kunit_case model_test_cases[] = {
 	KUNIT_CASE(model_direction_test),
 	KUNIT_CASE(model_wram_test),
 	KUNIT_CASE(model_deterministic_test),
+	KUNIT_CASE(model_check_share_test),
 	{}
 };
 
