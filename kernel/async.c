@@ -221,20 +221,19 @@ static void dpusim_async_run(struct dpusim_async_job *job)
 {
 	struct dpusim_rank *rank = job->rank;
 	const struct dpusim_xfer *x = &job->p.x;
-	u64 t0 = 0, t1;
+	u64 t0, t1;
 
 	mutex_lock(&rank->state_lock);
-	if (trace_dpusim_async_done_enabled() || trace_dpusim_xfer_enabled())
-		t0 = ktime_get_ns();
+	t0 = ktime_get_ns();
 	dpusim_async_copy(rank, &job->p);
 	mutex_unlock(&rank->state_lock);
-	if (t0) {
-		t1 = ktime_get_ns();
-		trace_dpusim_xfer(rank->index, x->nr_dpus, x->nr_blocks, job->p.bytes,
-				  x->flags & DPUSIM_XFER_FROM_DPU, true, t1 - t0);
-		trace_dpusim_async_done(rank->index, job->seq, job->p.bytes, 0,
-					job->queued_ns ? t0 - job->queued_ns : 0, t1 - t0);
-	}
+	t1 = ktime_get_ns();
+	dpusim_xfer_count_time(rank, &job->p, t1 - t0);
+	trace_dpusim_xfer(rank->index, x->nr_dpus, x->nr_blocks, job->p.bytes,
+			  x->flags & DPUSIM_XFER_FROM_DPU, true, t1 - t0,
+			  job->p.modeled_ns);
+	trace_dpusim_async_done(rank->index, job->seq, job->p.bytes, 0,
+				job->queued_ns ? t0 - job->queued_ns : 0, t1 - t0);
 	dpusim_async_account(rank, &job->p, -1);
 	dpusim_async_job_free(job, true);
 
@@ -349,6 +348,8 @@ struct dpusim_xfer_pin *dpusim_async_job_new(const struct dpusim_xfer_pin *src,
 	job->p.x = *x;
 	job->p.bytes = src->bytes;
 	job->p.pad = src->pad;
+	job->p.dpu_max = src->dpu_max;
+	job->p.modeled_ns = src->modeled_ns;
 	return &job->p;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_async_job_new);

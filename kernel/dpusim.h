@@ -130,11 +130,20 @@ struct dpusim_dpu {
 	char reason[DPUSIM_REASON_LEN];
 };
 
-/* Transfer and launch counters of a rank, shown in sysfs */
+/*
+ * Transfer and launch counters of a rank, shown in sysfs.  A transfer's
+ * guest time is the time its call held the rank (from its check to the
+ * end of its copy; an asynchronous one's copy), its modeled time what the
+ * call would take on real hardware (xfer_model.c).
+ */
 struct dpusim_xfer_stats {
 	atomic64_t ioctls;
 	atomic64_t bytes_to_dpu;
 	atomic64_t bytes_from_dpu;
+	atomic64_t guest_ns_to_dpu;
+	atomic64_t guest_ns_from_dpu;
+	atomic64_t modeled_ns_to_dpu;
+	atomic64_t modeled_ns_from_dpu;
 	atomic64_t blocks;
 	atomic64_t launches;
 	atomic64_t faults;
@@ -464,7 +473,7 @@ int dpusim_xfer_check(const struct dpusim_rank *rank,
 		      const struct dpusim_xfer *x,
 		      const struct dpusim_xfer_dpu *dpus,
 		      const struct dpusim_block *blocks,
-		      u64 *bytes, u64 *pad);
+		      u64 *bytes, u64 *pad, u64 *dpu_max);
 int dpusim_xfer_run(struct dpusim_rank *rank, const struct dpusim_xfer *x,
 		    const struct dpusim_xfer_dpu *dpus,
 		    const struct dpusim_block *blocks);

@@ -661,6 +661,10 @@ DPUSIM_STAT_ATTR(xfer_ioctls, ioctls);
 DPUSIM_STAT_ATTR(xfer_bytes_to_dpu, bytes_to_dpu);
 DPUSIM_STAT_ATTR(xfer_bytes_from_dpu, bytes_from_dpu);
 DPUSIM_STAT_ATTR(xfer_blocks, blocks);
+DPUSIM_STAT_ATTR(xfer_guest_ns_to_dpu, guest_ns_to_dpu);
+DPUSIM_STAT_ATTR(xfer_guest_ns_from_dpu, guest_ns_from_dpu);
+DPUSIM_STAT_ATTR(xfer_modeled_ns_to_dpu, modeled_ns_to_dpu);
+DPUSIM_STAT_ATTR(xfer_modeled_ns_from_dpu, modeled_ns_from_dpu);
 /* DPUs launched and DPU runs that faulted, since the module was loaded */
 DPUSIM_STAT_ATTR(launches, launches);
 DPUSIM_STAT_ATTR(faults, faults);
@@ -727,6 +731,10 @@ static struct attribute *dpusim_rank_attrs[] = {
 	&dev_attr_xfer_bytes_to_dpu.attr,
 	&dev_attr_xfer_bytes_from_dpu.attr,
 	&dev_attr_xfer_blocks.attr,
+	&dev_attr_xfer_guest_ns_to_dpu.attr,
+	&dev_attr_xfer_guest_ns_from_dpu.attr,
+	&dev_attr_xfer_modeled_ns_to_dpu.attr,
+	&dev_attr_xfer_modeled_ns_from_dpu.attr,
 	&dev_attr_launches.attr,
 	&dev_attr_faults.attr,
 	&dev_attr_dpu_state.attr,

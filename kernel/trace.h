@@ -4,7 +4,8 @@
  * asynchronous queue, DPU runs and faults, and the tag matcher.  Each
  * prints its fields as key=value; `dpusim trace` reads them from tracefs
  * and writes a timeline.  Disabled, a tracepoint is a static branch; the
- * clock reads for durations are taken only when the event is enabled.
+ * clock reads for durations are taken only when the event is enabled,
+ * except a transfer's, which the rank counts in sysfs as well.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM dpusim
@@ -16,28 +17,34 @@
 
 /* ------------------------------------------------------------ rank side */
 
+/*
+ * One transfer call of one rank: duration_ns the guest time it held the
+ * rank, modeled_ns what it would take on real hardware (xfer_model.c).
+ */
 TRACE_EVENT(dpusim_xfer,
 	    TP_PROTO(u32 rank, u32 dpus, u32 blocks, u64 bytes, bool from_dpu, bool async,
-		     u64 duration_ns),
-	    TP_ARGS(rank, dpus, blocks, bytes, from_dpu, async, duration_ns),
+		     u64 duration_ns, u64 modeled_ns),
+	    TP_ARGS(rank, dpus, blocks, bytes, from_dpu, async, duration_ns, modeled_ns),
 	    TP_STRUCT__entry(__field(u32, rank)
 			     __field(u32, dpus)
 			     __field(u32, blocks)
 			     __field(u64, bytes)
 			     __field(bool, from_dpu)
 			     __field(bool, async)
-			     __field(u64, duration_ns)),
+			     __field(u64, duration_ns)
+			     __field(u64, modeled_ns)),
 	    TP_fast_assign(__entry->rank = rank;
 			   __entry->dpus = dpus;
 			   __entry->blocks = blocks;
 			   __entry->bytes = bytes;
 			   __entry->from_dpu = from_dpu;
 			   __entry->async = async;
-			   __entry->duration_ns = duration_ns;),
-	    TP_printk("rank=%u dpus=%u blocks=%u bytes=%llu dir=%s async=%d duration_ns=%llu",
+			   __entry->duration_ns = duration_ns;
+			   __entry->modeled_ns = modeled_ns;),
+	    TP_printk("rank=%u dpus=%u blocks=%u bytes=%llu dir=%s async=%d duration_ns=%llu modeled_ns=%llu",
 		      __entry->rank, __entry->dpus, __entry->blocks, __entry->bytes,
 		      __entry->from_dpu ? "from_dpu" : "to_dpu", __entry->async,
-		      __entry->duration_ns)
+		      __entry->duration_ns, __entry->modeled_ns)
 );
 
 TRACE_EVENT(dpusim_async_queue,

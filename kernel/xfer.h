@@ -80,6 +80,10 @@ struct dpusim_order {
  * @blocks: x.nr_blocks entries
  * @bytes: bytes the blocks move
  * @pad: bytes of zero padding (to the DPUs, without a length check)
+ * @dpu_max: the most bytes one DPU of the call moves (to the DPUs: its
+ *           blocks and its padding, @x.length)
+ * @modeled_ns: the call's time on real hardware (xfer_model.c), set by
+ *              the caller once checked
  * @o: the copy order
  * @nr_orders: copies of @o's arrays: DPUSIM_XFER_CHUNKS for a synchronous
  *             copy on two CPUs (one per chunk), else 1
@@ -107,6 +111,8 @@ struct dpusim_xfer_pin {
 	const struct dpusim_block *blocks;
 	u64 bytes;
 	u64 pad;
+	u64 dpu_max;
+	u64 modeled_ns;
 	struct dpusim_order o;
 	u32 nr_orders;
 	struct page **pages;
@@ -140,5 +146,26 @@ void dpusim_xfer_share_copy(struct dpusim_xfer_share *sh);
 void dpusim_xfer_share_end(struct dpusim_rank *rank, struct dpusim_xfer_pin *p,
 			   struct dpusim_xfer_share *sh);
 void dpusim_xfer_unpin(struct dpusim_xfer_pin *p, bool dirty);
+
+/*
+ * xfer_model.c: the modeled time of one call on real hardware, whose
+ * table covers 1 .. DPUSIM_XFER_MODEL_DPUS DPUs (the hardware's rank)
+ */
+#define DPUSIM_XFER_MODEL_DPUS	64U
+
+u64 dpusim_xfer_model_ns(bool from_dpu, bool wram, u64 dpu_bytes, u32 nr_dpus);
+
+/* Count a finished call's guest time @guest_ns and modeled time. */
+static inline void dpusim_xfer_count_time(struct dpusim_rank *rank,
+					  const struct dpusim_xfer_pin *p,
+					  u64 guest_ns)
+{
+	struct dpusim_xfer_stats *s = &rank->stats;
+	bool from = p->x.flags & DPUSIM_XFER_FROM_DPU;
+
+	atomic64_add(guest_ns, from ? &s->guest_ns_from_dpu : &s->guest_ns_to_dpu);
+	atomic64_add(p->modeled_ns,
+		     from ? &s->modeled_ns_from_dpu : &s->modeled_ns_to_dpu);
+}
 
 #endif /* DPUSIM_XFER_H */

@@ -88,17 +88,20 @@ EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_check_locked);
  * @blocks: x->nr_blocks entries
  * @moved: out, bytes the blocks move
  * @pad: out, bytes of zero padding the call writes
+ * @dpu_max: out, the most bytes one DPU moves (to the DPUs: @x->length,
+ *           the blocks and the padding; 0 without DPUs)
  *
  * Return: 0 or the errno documented at struct dpusim_xfer.
  */
 int dpusim_xfer_check(const struct dpusim_rank *rank,
 		      const struct dpusim_xfer *x,
 		      const struct dpusim_xfer_dpu *dpus,
-		      const struct dpusim_block *blocks, u64 *moved, u64 *pad)
+		      const struct dpusim_block *blocks, u64 *moved, u64 *pad,
+		      u64 *dpu_max)
 {
 	DECLARE_BITMAP(seen, DPUSIM_MAX_DPUS);
 	bool to_mem = !(x->flags & DPUSIM_XFER_FROM_DPU);
-	u64 bytes, total = 0, zeros = 0;
+	u64 bytes, total = 0, zeros = 0, most = 0;
 	u32 i, first = 0;
 	int ret;
 
@@ -126,12 +129,14 @@ int dpusim_xfer_check(const struct dpusim_rank *rank,
 			zeros += x->length - bytes;
 		if (zeros > DPUSIM_XFER_MAX_PAD_BYTES)
 			return -E2BIG;
+		most = max(most, to_mem ? x->length : bytes);
 		first += dpus[i].nr_blocks;
 	}
 	if (first != x->nr_blocks)
 		return -EINVAL;
 	*moved = total;
 	*pad = zeros;
+	*dpu_max = most;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(dpusim_xfer_check);
@@ -216,7 +221,7 @@ err_drop:
 static int dpusim_xfer_sync(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 {
 	const struct dpusim_xfer *x = &p->x;
-	u64 t0 = 0;
+	u64 t0, dt;
 	int ret;
 
 	ret = dpusim_async_wait_idle(rank, 0);
@@ -225,8 +230,7 @@ static int dpusim_xfer_sync(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 	ret = mutex_lock_interruptible(&rank->state_lock);
 	if (ret)
 		return ret;
-	if (trace_dpusim_xfer_enabled())
-		t0 = ktime_get_ns();
+	t0 = ktime_get_ns();
 	ret = dpusim_xfer_check_locked(rank, x, p->dpus);
 	if (!ret)
 		ret = dpusim_xfer_resolve(rank, p);
@@ -242,10 +246,13 @@ static int dpusim_xfer_sync(struct dpusim_rank *rank, struct dpusim_xfer_pin *p)
 		dpusim_xfer_unpin(p, !ret);
 	}
 	mutex_unlock(&rank->state_lock);
-	if (!ret)
+	if (!ret) {
+		dt = ktime_get_ns() - t0;
+		dpusim_xfer_count_time(rank, p, dt);
 		trace_dpusim_xfer(rank->index, x->nr_dpus, x->nr_blocks, p->bytes,
-				  x->flags & DPUSIM_XFER_FROM_DPU, false,
-				  t0 ? ktime_get_ns() - t0 : 0);
+				  x->flags & DPUSIM_XFER_FROM_DPU, false, dt,
+				  p->modeled_ns);
+	}
 	return ret;
 }
 
@@ -265,9 +272,13 @@ static int dpusim_xfer_exec(struct dpusim_rank *rank,
 	};
 	int ret;
 
-	ret = dpusim_xfer_check(rank, x, dpus, blocks, &p.bytes, &p.pad);
+	ret = dpusim_xfer_check(rank, x, dpus, blocks, &p.bytes, &p.pad,
+				&p.dpu_max);
 	if (ret || !x->nr_dpus)
 		return ret;
+	p.modeled_ns = dpusim_xfer_model_ns(x->flags & DPUSIM_XFER_FROM_DPU,
+					    x->flags & DPUSIM_XFER_WRAM,
+					    p.dpu_max, x->nr_dpus);
 	if (x->flags & DPUSIM_XFER_ASYNC)
 		return dpusim_xfer_submit(rank, &p, taken);
 	return dpusim_xfer_sync(rank, &p);

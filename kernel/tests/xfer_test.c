@@ -172,13 +172,13 @@ static void dpusim_xfer_check_test(struct kunit *test)
 	const struct check_case *c = test->param_value;
 	struct dpusim_rank *rank = kunit_kzalloc(test, sizeof(*rank),
 						 GFP_KERNEL);
-	u64 bytes, pad;
+	u64 bytes, pad, most;
 
 	KUNIT_ASSERT_NOT_NULL(test, rank);
 	KUNIT_ASSERT_EQ(test, dpusim_rank_init(rank, 0, &check_geo,
 					       &check_budget), 0);
 	KUNIT_EXPECT_EQ(test, dpusim_xfer_check(rank, &c->x, c->dpus,
-						c->blocks, &bytes, &pad),
+						c->blocks, &bytes, &pad, &most),
 			c->expected);
 	dpusim_rank_fini(rank);
 }
@@ -555,7 +555,8 @@ static void share_move(struct kunit *test, struct dpusim_rank *rank, u32 flags,
 	unsigned int n = 0;
 	bool shared;
 
-	KUNIT_ASSERT_EQ(test, dpusim_xfer_check(rank, &p.x, &dpu, &blk, &p.bytes, &p.pad), 0);
+	KUNIT_ASSERT_EQ(test, dpusim_xfer_check(rank, &p.x, &dpu, &blk, &p.bytes, &p.pad,
+						&p.dpu_max), 0);
 	mutex_lock(&rank->state_lock);
 	KUNIT_ASSERT_EQ(test, dpusim_xfer_pin_user(rank, &p), 0);
 	KUNIT_ASSERT_EQ(test, dpusim_xfer_populate(rank, &p), 0);

@@ -550,6 +550,8 @@ static void test_summary(void)
 	UNIT_CHECK("summary: transfers", strstr(text,
 		   "transfers: 5 (1.0 MiB to DPUs in 201.5 us, 3 transfers; 8.0 KiB from DPUs in 200.0 us, 2 transfers)"),
 		   "%s", text);
+	/* a kernel without modeled_ns: no modeled time */
+	UNIT_CHECK("summary: no modeled time", !strstr(text, "modeled"), "%s", text);
 	UNIT_CHECK("summary: async", strstr(text, "async: 3 jobs (803.0 us queued or copying), 1 failed"),
 		   "%s", text);
 	UNIT_CHECK("summary: launches", strstr(text,
@@ -580,6 +582,64 @@ static void test_summary(void)
 			   strstr(text, "  0 dpusim events\n"), "%s", text);
 		free(text);
 	}
+}
+
+/*
+ * modeled_ns (the time on real hardware) is an arg beside duration_ns,
+ * and the summary adds it up per rank and takes the busiest rank's: the
+ * ranks' channels work at once.
+ */
+static const char canned_modeled[] =
+	"  app-7 [000] ...1. 20.000100: dpusim_xfer: rank=0 dpus=64 blocks=64 bytes=65536 dir=to_dpu async=0 duration_ns=50000 modeled_ns=1000\n"
+	"  app-7 [001] ...1. 20.000100: dpusim_xfer: rank=1 dpus=64 blocks=64 bytes=65536 dir=to_dpu async=0 duration_ns=40000 modeled_ns=2500\n"
+	"  app-7 [000] ...1. 20.000300: dpusim_xfer: rank=0 dpus=64 blocks=64 bytes=65536 dir=to_dpu async=0 duration_ns=50000 modeled_ns=2000\n"
+	"  app-7 [001] ...1. 20.000400: dpusim_xfer: rank=1 dpus=2 blocks=2 bytes=16 dir=from_dpu async=1 duration_ns=3000 modeled_ns=700\n";
+
+static void test_modeled(void)
+{
+	struct trace_stats st;
+	char err[128], *out, *text = NULL;
+	const struct jnode *evs, *a;
+	struct jnode *root;
+	struct tracks t;
+	size_t len = 0;
+	FILE *f;
+
+	out = convert(canned_modeled, 0, &st, true);
+	UNIT_CHECK("modeled: converts", out != NULL, "failed");
+	if (!out)
+		return;
+	UNIT_CHECK("modeled: busiest rank per direction",
+		   st.xfer_modeled_ns[0] == 3000 && st.xfer_modeled_ns[1] == 700 &&
+		   st.xfers_modeled == 4, "to %llu from %llu of %llu",
+		   (unsigned long long)st.xfer_modeled_ns[0],
+		   (unsigned long long)st.xfer_modeled_ns[1],
+		   (unsigned long long)st.xfers_modeled);
+	root = json_parse(out, err, sizeof(err));
+	UNIT_CHECK("modeled: valid JSON", root != NULL, "%s", err);
+	if (root) {
+		evs = json_get(root, "traceEvents");
+		read_tracks(evs, &t);
+		a = args_of(evs, &t, "xfer to DPUs", "rank 0", 1);
+		UNIT_CHECK("modeled: an arg beside duration_ns",
+			   a && json_num(a, "modeled_ns", -1) == 2000 &&
+			   json_num(a, "duration_ns", -1) == 50000, "wrong");
+		a = args_of(evs, &t, "async xfer from DPUs", "rank 1", 0);
+		UNIT_CHECK("modeled: async too", a && json_num(a, "modeled_ns", -1) == 700,
+			   "wrong");
+		json_free(root);
+	}
+	free(out);
+
+	f = open_memstream(&text, &len);
+	if (!f)
+		return;
+	trace_summary(f, &st, NULL);
+	fclose(f);
+	UNIT_CHECK("modeled: summary", strstr(text,
+		   "; modeled on UPMEM hardware: 3.0 us to, 700 ns from the DPUs (the busiest rank)"),
+		   "%s", text);
+	free(text);
 }
 
 static void test_format(void)
@@ -759,6 +819,7 @@ int main(void)
 	test_parse();
 	test_convert();
 	test_summary();
+	test_modeled();
 	test_format();
 	test_escape_values();
 	test_many_tracks();

@@ -22,7 +22,9 @@
 
 static const char *const rank_counters[] = {
 	"xfer_ioctls", "xfer_bytes_to_dpu", "xfer_bytes_from_dpu",
-	"xfer_blocks", "launches", "faults", NULL
+	"xfer_blocks", "launches", "faults", "xfer_guest_ns_to_dpu",
+	"xfer_modeled_ns_to_dpu", "xfer_guest_ns_from_dpu",
+	"xfer_modeled_ns_from_dpu", NULL
 };
 
 static const char *const rank_gauges[] = {
@@ -626,14 +628,16 @@ TEST(json_checker)
 /*
  * A known transfer on the rank this process owns: 16 KiB to each of 64
  * DPUs (1 MiB), 8 bytes back from one; the samples before and after differ
- * by exactly that on that rank, and by nothing on the others.
+ * by exactly that on that rank, and by nothing on the others.  The same
+ * transfer again adds the same modeled time (a function of the calls
+ * alone), and some modeled time in each direction.
  */
 TEST(stat_counters_move)
 {
-	static char before[1 << 16], after[1 << 16];
+	static char before[1 << 16], after[1 << 16], again[1 << 16];
 	const size_t per_dpu = 16384;
 	struct dpu_set_t set, dpu;
-	unsigned long long b, a;
+	unsigned long long b, a, m_to, m_from;
 	unsigned int r, mine = NR_RANKS;
 	uint64_t back;
 	void *buf;
@@ -679,7 +683,30 @@ TEST(stat_counters_move)
 			continue;
 		EXPECT_EQ(rank_value(before, r, "xfer_bytes_to_dpu"),
 			  rank_value(after, r, "xfer_bytes_to_dpu"));
+		EXPECT_EQ(rank_value(before, r, "xfer_modeled_ns_to_dpu"),
+			  rank_value(after, r, "xfer_modeled_ns_to_dpu"));
 	}
+
+	m_to = rank_value(after, mine, "xfer_modeled_ns_to_dpu") -
+	       rank_value(before, mine, "xfer_modeled_ns_to_dpu");
+	m_from = rank_value(after, mine, "xfer_modeled_ns_from_dpu") -
+		 rank_value(before, mine, "xfer_modeled_ns_from_dpu");
+	EXPECT_LT(0, m_to);
+	EXPECT_LT(0, m_from);
+	EXPECT_NE(~0ULL, rank_value(after, mine, "xfer_guest_ns_to_dpu"));
+	EXPECT_NE(~0ULL, rank_value(after, mine, "xfer_guest_ns_from_dpu"));
+	ASSERT_EQ(DPU_OK, dpu_broadcast_to(set, HEAP, 0, buf, per_dpu,
+					   DPU_XFER_DEFAULT));
+	DPU_FOREACH(set, dpu) {
+		ASSERT_EQ(DPU_OK, dpu_copy_from(dpu, HEAP, 0, &back, 8));
+		break;
+	}
+	ASSERT_EQ(0, capture(TOOL " stat --json", again, sizeof(again)));
+	ASSERT_TRUE(json_valid(again));
+	EXPECT_EQ(m_to, rank_value(again, mine, "xfer_modeled_ns_to_dpu") -
+			rank_value(after, mine, "xfer_modeled_ns_to_dpu"));
+	EXPECT_EQ(m_from, rank_value(again, mine, "xfer_modeled_ns_from_dpu") -
+			  rank_value(after, mine, "xfer_modeled_ns_from_dpu"));
 	ASSERT_EQ(DPU_OK, dpu_free(set));
 	free(buf);
 }
@@ -738,6 +765,9 @@ TEST(stat_text_lists_every_rank)
 	ASSERT_EQ(0, capture(TOOL " stat", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "XFER_IOCTLS")) TH_LOG("in:\n%s", out);
 	EXPECT_NE(NULL, strstr(out, "BYTES_TO_DPU"));
+	EXPECT_NE(NULL, strstr(out, "TO_DPU_GUEST_MS"));
+	EXPECT_NE(NULL, strstr(out, "TO_DPU_MODELED_MS"));
+	EXPECT_NE(NULL, strstr(out, "FROM_DPU_MODELED_MS"));
 	for (r = 0; r < NR_RANKS; r++) {
 		snprintf(want, sizeof(want), "/dev/dpusim/rank%u", r);
 		EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s missing in:\n%s", want, out);

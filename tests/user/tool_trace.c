@@ -154,6 +154,8 @@ static double mono_us(void)
 /* What a trace holds. */
 struct trace_sums {
 	double bytes[2];		/* xfer slices: to, from DPUs */
+	double modeled_ns[2];		/* their modeled_ns added up */
+	unsigned int unmodeled;		/* xfer slices without modeled_ns */
 	unsigned int xfers[2], async_xfers;
 	unsigned int launches, faults, async_jobs, async_errors;
 	unsigned int matches, rndv_matches, unexpected, rndv_reads, completions;
@@ -222,6 +224,8 @@ static bool read_trace(const char *path, struct trace_sums *s, char *err, size_t
 			int d = is(json_str(a, "dir"), "from_dpu");
 
 			s->bytes[d] += json_num(a, "bytes", 0);
+			s->modeled_ns[d] += json_num(a, "modeled_ns", 0);
+			s->unmodeled += json_num(a, "modeled_ns", -1) < 0;
 			s->xfers[d]++;
 			s->async_xfers += json_num(a, "async", 0) != 0;
 		} else if (is(ph, "X") && is(cat, "launch")) {
@@ -248,9 +252,15 @@ static bool read_trace(const char *path, struct trace_sums *s, char *err, size_t
 	return true;
 }
 
+/*
+ * The trace of the pivot example against the ranks' counters: bytes,
+ * launches, and the modeled transfer time (each transfer's modeled_ns,
+ * added up, is what sysfs counted).
+ */
 TEST(pivot_trace_matches_sysfs)
 {
 	long long to0, from0, launches0, to1, from1, launches1;
+	long long mto0, mfrom0, mto1, mfrom1;
 	struct trace_sums s;
 	char err[256], *sum;
 	double t0, t1;
@@ -260,12 +270,16 @@ TEST(pivot_trace_matches_sysfs)
 	to0 = ranks_sum("xfer_bytes_to_dpu");
 	from0 = ranks_sum("xfer_bytes_from_dpu");
 	launches0 = ranks_sum("launches");
+	mto0 = ranks_sum("xfer_modeled_ns_to_dpu");
+	mfrom0 = ranks_sum("xfer_modeled_ns_from_dpu");
 	t0 = mono_us();
 	ASSERT_EQ(0, run_cmd(TOOL " trace -o " OUT " -- " PIVOT " --dpus 16 --elements-per-dpu 1000 > " SUMMARY));
 	t1 = mono_us();
 	to1 = ranks_sum("xfer_bytes_to_dpu");
 	from1 = ranks_sum("xfer_bytes_from_dpu");
 	launches1 = ranks_sum("launches");
+	mto1 = ranks_sum("xfer_modeled_ns_to_dpu");
+	mfrom1 = ranks_sum("xfer_modeled_ns_from_dpu");
 	ASSERT_TRUE(read_trace(OUT, &s, err, sizeof(err))) TH_LOG("%s: %s", OUT, err);
 
 	TH_LOG("trace: %u events, %u + %u transfers, %.0f + %.0f bytes, %u launches",
@@ -274,6 +288,10 @@ TEST(pivot_trace_matches_sysfs)
 	EXPECT_LT(0, s.xfers[1]);
 	EXPECT_EQ((double)(to1 - to0), s.bytes[0]);
 	EXPECT_EQ((double)(from1 - from0), s.bytes[1]);
+	EXPECT_EQ(0, s.unmodeled);
+	EXPECT_LT(0, mto1 - mto0);
+	EXPECT_EQ((double)(mto1 - mto0), s.modeled_ns[0]);
+	EXPECT_EQ((double)(mfrom1 - mfrom0), s.modeled_ns[1]);
 	/* one run per DPU and variant */
 	EXPECT_EQ(launches1 - launches0, s.launches);
 	EXPECT_EQ(32, s.launches);
@@ -290,6 +308,7 @@ TEST(pivot_trace_matches_sysfs)
 	EXPECT_NE(NULL, strstr(sum, "dpusim trace: " PIVOT " --dpus 16 --elements-per-dpu 1000 exited 0 after "))
 		TH_LOG("%s", sum);
 	EXPECT_NE(NULL, strstr(sum, "  launches: 32 DPU runs (")) TH_LOG("%s", sum);
+	EXPECT_NE(NULL, strstr(sum, "; modeled on UPMEM hardware: ")) TH_LOG("%s", sum);
 	EXPECT_NE(NULL, strstr(sum, "  trace: " OUT " (")) TH_LOG("%s", sum);
 	EXPECT_EQ(NULL, strstr(sum, "lost")) TH_LOG("%s", sum);
 	free(sum);

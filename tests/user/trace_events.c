@@ -613,12 +613,14 @@ static int raw_send_unexp(struct raw_rx *r, uint64_t tag)
 /*
  * dpu_copy_to of 4096 bytes to DPU 3 of a set, a gather from the 8 DPUs
  * (push_xfer FROM_DPU), an asynchronous push to the 8 DPUs: one
- * dpusim_xfer each, every field exact, duration_ns > 0.
+ * dpusim_xfer each, every field exact, duration_ns > 0, modeled_ns > 0.
+ * The modeled time is a function of the call alone: the same call again,
+ * or the same push made synchronous, gives the same modeled_ns.
  */
 TEST_F(tr, xfer)
 {
 	struct dpu_set_t set, dpu;
-	unsigned long long cap[MAX_CAP];
+	unsigned long long cap[MAX_CAP], m_one, m_gather, m_push;
 	uint8_t *in, *out;
 	struct capture c;
 	struct tbuf t;
@@ -645,10 +647,26 @@ TEST_F(tr, xfer)
 	trace_stop(_metadata, self);
 	trace_read(_metadata, self, k, &t);
 	EXPECT_NR_EV(&t, 1);
+	m_one = 0;
 	if (EXPECT_EV(&t, 0, "dpusim_xfer", cap,
-		      "rank=%u dpus=1 blocks=1 bytes=4096 dir=to_dpu async=0 duration_ns=*",
-		      rank))
+		      "rank=%u dpus=1 blocks=1 bytes=4096 dir=to_dpu async=0 duration_ns=* modeled_ns=*",
+		      rank)) {
 		EXPECT_DURATION(cap[0]);
+		m_one = cap[1];
+		EXPECT_LT(0, m_one);
+	}
+	free(t.raw);
+
+	/* the same call again: the same modeled time */
+	trace_start(_metadata, self);
+	ASSERT_EQ(DPU_OK, dpu_copy_to(dpu, HEAP, 0, in, 4096));
+	trace_stop(_metadata, self);
+	trace_read(_metadata, self, k, &t);
+	EXPECT_NR_EV(&t, 1);
+	if (EXPECT_EV(&t, 0, "dpusim_xfer", cap,
+		      "rank=%u dpus=1 blocks=1 bytes=4096 dir=to_dpu async=0 duration_ns=* modeled_ns=*",
+		      rank))
+		EXPECT_EQ(m_one, cap[1]);
 	free(t.raw);
 
 	/* synchronous gather of 512 bytes from each of the 8 DPUs */
@@ -661,10 +679,15 @@ TEST_F(tr, xfer)
 	EXPECT_EQ(0, memcmp(out + 3 * 512, in, 512));
 	trace_read(_metadata, self, k, &t);
 	EXPECT_NR_EV(&t, 1);
+	m_gather = 0;
 	if (EXPECT_EV(&t, 0, "dpusim_xfer", cap,
-		      "rank=%u dpus=8 blocks=8 bytes=4096 dir=from_dpu async=0 duration_ns=*",
-		      rank))
+		      "rank=%u dpus=8 blocks=8 bytes=4096 dir=from_dpu async=0 duration_ns=* modeled_ns=*",
+		      rank)) {
 		EXPECT_DURATION(cap[0]);
+		m_gather = cap[1];
+		/* 8 DPUs read back cost more than one DPU written */
+		EXPECT_LT(m_one, m_gather);
+	}
 	free(t.raw);
 
 	/* asynchronous push of 1024 bytes to each of the 8 DPUs */
@@ -677,10 +700,29 @@ TEST_F(tr, xfer)
 	trace_stop(_metadata, self);
 	trace_read(_metadata, self, k, &t);
 	EXPECT_NR_EV(&t, 1);
+	m_push = 0;
 	if (EXPECT_EV(&t, 0, "dpusim_xfer", cap,
-		      "rank=%u dpus=8 blocks=8 bytes=8192 dir=to_dpu async=1 duration_ns=*",
-		      rank))
+		      "rank=%u dpus=8 blocks=8 bytes=8192 dir=to_dpu async=1 duration_ns=* modeled_ns=*",
+		      rank)) {
 		EXPECT_DURATION(cap[0]);
+		m_push = cap[1];
+		EXPECT_LT(0, m_push);
+	}
+	free(t.raw);
+
+	/* the same push, synchronous: the same modeled time */
+	DPU_FOREACH(set, dpu, i)
+		ASSERT_EQ(DPU_OK, dpu_prepare_xfer(dpu, in + i * 1024));
+	trace_start(_metadata, self);
+	ASSERT_EQ(DPU_OK, dpu_push_xfer(set, DPU_XFER_TO_DPU, HEAP, 8192, 1024,
+					DPU_XFER_DEFAULT));
+	trace_stop(_metadata, self);
+	trace_read(_metadata, self, k, &t);
+	EXPECT_NR_EV(&t, 1);
+	if (EXPECT_EV(&t, 0, "dpusim_xfer", cap,
+		      "rank=%u dpus=8 blocks=8 bytes=8192 dir=to_dpu async=0 duration_ns=* modeled_ns=*",
+		      rank))
+		EXPECT_EQ(m_push, cap[1]);
 	free(t.raw);
 
 	/* a refused transfer (past the MRAM) is no transfer */

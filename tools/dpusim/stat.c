@@ -46,6 +46,12 @@ enum rank_field {
 	RF_XFER_BLOCKS,
 	RF_LAUNCHES,
 	RF_FAULTS,
+	/* the transfers' time: a text table of its own, after the counts */
+	RF_XFER_GUEST_NS_TO_DPU,
+	RF_NR_COUNTS = RF_XFER_GUEST_NS_TO_DPU,
+	RF_XFER_MODELED_NS_TO_DPU,
+	RF_XFER_GUEST_NS_FROM_DPU,
+	RF_XFER_MODELED_NS_FROM_DPU,
 	RF_NR_CUMULATIVE,
 	RF_NR_DPUS = RF_NR_CUMULATIVE,
 	RF_IS_OWNED,
@@ -69,6 +75,10 @@ static const char *const rank_field_names[RF_NR] = {
 	[RF_XFER_BLOCKS] = "xfer_blocks",
 	[RF_LAUNCHES] = "launches",
 	[RF_FAULTS] = "faults",
+	[RF_XFER_GUEST_NS_TO_DPU] = "xfer_guest_ns_to_dpu",
+	[RF_XFER_MODELED_NS_TO_DPU] = "xfer_modeled_ns_to_dpu",
+	[RF_XFER_GUEST_NS_FROM_DPU] = "xfer_guest_ns_from_dpu",
+	[RF_XFER_MODELED_NS_FROM_DPU] = "xfer_modeled_ns_from_dpu",
 	[RF_NR_DPUS] = "nr_dpus",
 	[RF_IS_OWNED] = "is_owned",
 	[RF_OWNER_PID] = "owner_pid",
@@ -569,10 +579,48 @@ static void stat_json(FILE *o, const struct sample *s, const struct sample *prev
 }
 
 /* Column headers of the text tables, the counters in rank_field order. */
-static const char *const counter_headers[RF_NR_CUMULATIVE] = {
+static const char *const counter_headers[RF_NR_COUNTS] = {
 	"XFER_IOCTLS", "BYTES_TO_DPU", "BYTES_FROM_DPU", "XFER_BLOCKS",
 	"LAUNCHES", "FAULTS",
 };
+
+/* A time counter in ms, "?" if it was not read (an older module). */
+static void format_ms(char *buf, size_t len, const struct rank_sample *r,
+		      enum rank_field f)
+{
+	if (r->valid & (1U << f))
+		snprintf(buf, len, "%.3f", (double)r->v[f] / 1e6);
+	else
+		snprintf(buf, len, "?");
+}
+
+/*
+ * The transfers' guest time (what the calls took here) beside their
+ * modeled time (what they would take on real hardware), per rank: each
+ * rank has its own channel, so a transfer over several ranks takes the
+ * longest of their times, not their sum.
+ */
+static void stat_text_times(FILE *o, const struct sample *s)
+{
+	static const enum rank_field cols[] = {
+		RF_XFER_GUEST_NS_TO_DPU, RF_XFER_MODELED_NS_TO_DPU,
+		RF_XFER_GUEST_NS_FROM_DPU, RF_XFER_MODELED_NS_FROM_DPU,
+	};
+	char buf[4][32];
+	uint32_t i;
+	unsigned int k;
+
+	fprintf(o, "\n%-6s %17s %17s %19s %19s\n", "RANK", "TO_DPU_GUEST_MS",
+		"TO_DPU_MODELED_MS", "FROM_DPU_GUEST_MS", "FROM_DPU_MODELED_MS");
+	for (i = 0; i < s->nr_ranks; i++) {
+		const struct rank_sample *r = &s->ranks[i];
+
+		for (k = 0; k < 4; k++)
+			format_ms(buf[k], sizeof(buf[k]), r, cols[k]);
+		fprintf(o, "%-6u %17s %17s %19s %19s\n", r->index, buf[0],
+			buf[1], buf[2], buf[3]);
+	}
+}
 
 static void stat_text(FILE *o, const struct sample *s,
 		      const struct sample *prev, unsigned long long nr)
@@ -594,7 +642,7 @@ static void stat_text(FILE *o, const struct sample *s,
 	if (s->nr_ranks) {
 		/* the cumulative counters, with their rates under them */
 		fprintf(o, "%-6s", "RANK");
-		for (f = 0; f < RF_NR_CUMULATIVE; f++)
+		for (f = 0; f < RF_NR_COUNTS; f++)
 			fprintf(o, " %15s", counter_headers[f]);
 		fputs("\n", o);
 		for (i = 0; i < s->nr_ranks; i++) {
@@ -602,7 +650,7 @@ static void stat_text(FILE *o, const struct sample *s,
 			const struct rank_sample *p = find_rank(prev, r->index);
 
 			fprintf(o, "%-6u", r->index);
-			for (f = 0; f < RF_NR_CUMULATIVE; f++) {
+			for (f = 0; f < RF_NR_COUNTS; f++) {
 				format_u64(buf, sizeof(buf),
 					   r->valid & (1U << f), r->v[f]);
 				fprintf(o, " %15s", buf);
@@ -611,7 +659,7 @@ static void stat_text(FILE *o, const struct sample *s,
 			if (!prev)
 				continue;
 			fprintf(o, "%-6s", "  /s");
-			for (f = 0; f < RF_NR_CUMULATIVE; f++) {
+			for (f = 0; f < RF_NR_COUNTS; f++) {
 				if (rank_rate(p, r, dt, f, &rate))
 					snprintf(buf, sizeof(buf), "%.1f", rate);
 				else
@@ -620,6 +668,8 @@ static void stat_text(FILE *o, const struct sample *s,
 			}
 			fputs("\n", o);
 		}
+
+		stat_text_times(o, s);
 
 		/* the gauges */
 		fprintf(o, "\n%-6s %-18s %5s %-11s %12s %10s %12s %7s %22s  %s\n",

@@ -11,6 +11,8 @@
  * per tag-matching object ("tm srq N", "tm qp N", "tm cq N": instants).
  *
  *   dpusim_xfer                 X [ts - duration_ns, ts] on "rank N"
+ *                               (its modeled_ns, the time on real
+ *                               hardware, an arg beside duration_ns)
  *   dpusim_async_queue/_done    X [queue ts, done ts] on "rank N async"
  *                               (without its queue event: from
  *                               done - wait_ns - duration_ns)
@@ -522,6 +524,8 @@ struct track {
 	unsigned int lane;
 	int tid;
 	uint64_t last_end;	/* of its slices, for the lanes */
+	/* rank tracks, lane 0: the rank's modeled transfer time by direction */
+	uint64_t modeled_ns[2];
 	/* DPU tracks, lane 0: a launch started, not ended yet */
 	bool started;
 	uint64_t start_ns;
@@ -865,6 +869,18 @@ static void on_xfer(struct trace_conv *c, const struct trace_record *rec)
 	c->st.xfer_bytes[d] += bytes;
 	c->st.xfer_sum_ns[d] += end - start;
 	c->st.async_xfers += async;
+	if (trace_field(rec, "modeled_ns")) {
+		struct track *t = track_get(c, TK_RANK, rank, 0, 0);
+
+		if (!t) {
+			c->err = true;
+			return;
+		}
+		t->modeled_ns[d] += field_u64(rec, "modeled_ns", 0);
+		if (t->modeled_ns[d] > c->st.xfer_modeled_ns[d])
+			c->st.xfer_modeled_ns[d] = t->modeled_ns[d];
+		c->st.xfers_modeled++;
+	}
 	busy_add(c, d ? BUSY_FROM : BUSY_TO, start, end);
 	tid = slice_tid(c, TK_RANK, rank, 0, &start, end);
 	if (tid < 0) {
@@ -1435,6 +1451,12 @@ void trace_summary(FILE *f, const struct trace_stats *s,
 		s->xfers[0] + s->xfers[1], b0, t0, s->xfers[0],
 		plural(s->xfers[0], "transfer", "transfers"), b1, t1, s->xfers[1],
 		plural(s->xfers[1], "transfer", "transfers"));
+	if (s->xfers_modeled) {
+		trace_fmt_ns(t2, sizeof(t2), s->xfer_modeled_ns[0]);
+		trace_fmt_ns(t3, sizeof(t3), s->xfer_modeled_ns[1]);
+		fprintf(f, "; modeled on UPMEM hardware: %s to, %s from the DPUs (the busiest rank)",
+			t2, t3);
+	}
 	if (s->async_jobs || s->async_xfers) {
 		trace_fmt_ns(t2, sizeof(t2), s->async_busy_ns);
 		fprintf(f, "; async: %" PRIu64 " %s (%s queued or copying)",

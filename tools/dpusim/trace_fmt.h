@@ -54,6 +54,13 @@ struct trace_stats {
 	uint64_t xfer_bytes[2];
 	uint64_t xfer_sum_ns[2];		/* durations added up */
 	uint64_t xfer_busy_ns[2];		/* their union */
+	/*
+	 * Modeled time on real hardware (modeled_ns) of the busiest rank:
+	 * each rank has its own channel, so the ranks' calls overlap and a
+	 * transfer over several ranks takes the longest of theirs.
+	 */
+	uint64_t xfer_modeled_ns[2];
+	uint64_t xfers_modeled;			/* of xfers[], with modeled_ns */
 	uint64_t async_xfers;			/* of xfers[], async=1 */
 	uint64_t async_jobs, async_errors;	/* async_done events */
 	uint64_t async_busy_ns;			/* union of queue -> done */
