@@ -642,6 +642,53 @@ static void test_modeled(void)
 	free(text);
 }
 
+/*
+ * Modeled kernel time: launch groups (a start while nothing runs to the
+ * moment nothing runs) take their slowest run's modeled cycles; two
+ * ranks of one launch run in parallel.
+ */
+static const char canned_launch_model[] =
+	"p-1 [000] ..... 1.000000: dpusim_launch_start: rank=0 dpu=0\n"
+	"p-1 [000] ..... 1.000001: dpusim_launch_start: rank=0 dpu=1\n"
+	"p-1 [000] ..... 1.000002: dpusim_launch_start: rank=1 dpu=0\n"
+	"p-1 [000] ..... 1.000100: dpusim_launch_end: rank=0 dpu=1 state=done duration_ns=99000 modeled_cycles=3500\n"
+	"p-1 [000] ..... 1.000200: dpusim_launch_end: rank=1 dpu=0 state=done duration_ns=198000 modeled_cycles=7000\n"
+	"p-1 [000] ..... 1.000300: dpusim_launch_end: rank=0 dpu=0 state=done duration_ns=300000 modeled_cycles=350\n"
+	"p-1 [000] ..... 2.000000: dpusim_launch_start: rank=0 dpu=0\n"
+	"p-1 [000] ..... 2.000100: dpusim_launch_end: rank=0 dpu=0 state=done duration_ns=100000 modeled_cycles=35000\n"
+	"p-1 [000] ..... 3.000000: dpusim_launch_start: rank=0 dpu=0\n"
+	"p-1 [000] ..... 3.000100: dpusim_launch_end: rank=0 dpu=0 state=done duration_ns=100000\n";
+
+static void test_launch_model(void)
+{
+	struct trace_stats st;
+	char *out, *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	out = convert(canned_launch_model, 0, &st, true);
+	UNIT_CHECK("launch model: converts", out != NULL, "failed");
+	if (!out)
+		return;
+	free(out);
+	UNIT_CHECK("launch model: each launch its slowest run, launches added up",
+		   st.launch_groups == 3 && st.runs_modeled == 4 &&
+			   st.launch_modeled_cycles == 7000 + 35000,
+		   "groups %llu runs %llu cycles %llu", (unsigned long long)st.launch_groups,
+		   (unsigned long long)st.runs_modeled,
+		   (unsigned long long)st.launch_modeled_cycles);
+	f = open_memstream(&text, &len);
+	if (!f)
+		return;
+	trace_summary(f, &st, NULL);
+	fclose(f);
+	/* 42000 cycles at 350 MHz: 120 us */
+	UNIT_CHECK("launch model: summary in PrIM's split",
+		   strstr(text, "  modeled on UPMEM hardware: CPU-DPU 0 ns, DPU kernel 120.0 us (3 launches at 350 MHz), DPU-CPU 0 ns\n"),
+		   "%s", text);
+	free(text);
+}
+
 static void test_format(void)
 {
 	char b[32], *text = NULL;
@@ -820,6 +867,7 @@ int main(void)
 	test_convert();
 	test_summary();
 	test_modeled();
+	test_launch_model();
 	test_format();
 	test_escape_values();
 	test_many_tracks();

@@ -561,6 +561,8 @@ struct trace_conv {
 	struct intervals busy[NR_BUSY];
 	struct strbuf ev, args;	/* the event being written */
 	struct strbuf partial;	/* trace_conv_feed: a line not ended yet */
+	uint64_t running;	/* DPU runs started and not ended */
+	uint64_t group_max;	/* the launch group's slowest modeled run */
 };
 
 struct trace_conv *trace_conv_new(FILE *out)
@@ -1015,6 +1017,12 @@ static void on_launch_start(struct trace_conv *c, const struct trace_record *rec
 		return;
 	}
 	kv_free(&t->start);	/* a start whose end was lost */
+	if (!t->started) {
+		if (!c->running++) {
+			c->st.launch_groups++;
+			c->group_max = 0;
+		}
+	}
 	t->started = true;
 	t->start_ns = rec->ts_ns;
 	if (kv_save(&t->start, rec))
@@ -1044,6 +1052,15 @@ static void on_launch_end(struct trace_conv *c, const struct trace_record *rec)
 		start = t->start_ns;
 	else
 		start = sub_clamp(end, field_u64(rec, "duration_ns", 0));
+	if (field_u64(rec, "modeled_cycles", 0)) {
+		c->st.runs_modeled++;
+		if (field_u64(rec, "modeled_cycles", 0) > c->group_max)
+			c->group_max = field_u64(rec, "modeled_cycles", 0);
+	}
+	if (t->started && c->running && !--c->running) {
+		c->st.launch_modeled_cycles += c->group_max;
+		c->group_max = 0;
+	}
 	t->started = false;
 	kv_free(&t->start);
 	c->st.launches++;
@@ -1473,6 +1490,14 @@ void trace_summary(FILE *f, const struct trace_stats *s,
 	if (s->launches_unfinished)
 		fprintf(f, ", %" PRIu64 " still running at the end", s->launches_unfinished);
 	fprintf(f, ", %" PRIu64 " %s\n", s->faults, plural(s->faults, "fault", "faults"));
+	if (s->runs_modeled || s->xfers_modeled) {
+		/* PrIM's split of a program's time; cycles of a v1A DPU */
+		trace_fmt_ns(t0, sizeof(t0), s->xfer_modeled_ns[0]);
+		trace_fmt_ns(t1, sizeof(t1), s->launch_modeled_cycles * 20 / 7);
+		trace_fmt_ns(t2, sizeof(t2), s->xfer_modeled_ns[1]);
+		fprintf(f, "  modeled on UPMEM hardware: CPU-DPU %s, DPU kernel %s (%" PRIu64 " %s at 350 MHz), DPU-CPU %s\n",
+			t0, t1, s->launch_groups, plural(s->launch_groups, "launch", "launches"), t2);
+	}
 
 	if (s->tm_posts || s->tm_matches || s->tm_unexpected || s->tm_syncs ||
 	    s->tm_rndv_reads || s->tm_fins || s->tm_completions || s->tm_overruns) {

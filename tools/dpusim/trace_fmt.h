@@ -65,6 +65,13 @@ struct trace_stats {
 	uint64_t async_jobs, async_errors;	/* async_done events */
 	uint64_t async_busy_ns;			/* union of queue -> done */
 	uint64_t launches, launch_sum_ns, launch_busy_ns;
+	/*
+	 * Modeled kernel time (launch_end's modeled_cycles): the runs are
+	 * grouped into launches, a group from a start while no DPU runs to
+	 * the moment none runs again, and each group takes its slowest
+	 * run's cycles (its DPUs and ranks run in parallel).
+	 */
+	uint64_t launch_groups, launch_modeled_cycles, runs_modeled;
 	uint64_t launches_unfinished;		/* a start without an end */
 	uint64_t faults;
 	uint64_t tm_posts, tm_matches, tm_rndv_matches, tm_unexpected;
