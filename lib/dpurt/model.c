@@ -60,11 +60,14 @@ static uint64_t shared_issue(const struct dpurt_model *m, unsigned int t, uint64
 	unsigned int j, k, nc = 0, r = 1;
 	bool st[DPURT_MODEL_MAX_TASKLETS];	/* each other one issues at @y */
 
-	for (j = 0; j < m->n; j++) {
+	/*
+	 * From the tasklet after @t round to the one before it: the order
+	 * the others reported in (run.c's round robin), so that their
+	 * changes come nearly sorted.
+	 */
+	for (j = t + 1 == m->n ? 0 : t + 1; j != t; j = j + 1 == m->n ? 0 : j + 1) {
 		const struct dpurt_model_tasklet *o = &m->t[j];
 
-		if (j == t)
-			continue;
 		st[j] = issuing(o, y);
 		r += st[j];
 		if (o->done && o->clock > y && o->clock < horizon)
@@ -107,8 +110,13 @@ void dpurt_model_compute(struct dpurt_model *m, unsigned int t, uint64_t instr)
 		return;
 	me = &m->t[t];
 	me->instr += instr;
-	if (m->n <= m->p.issue_interval)
-		/* r <= issue_interval always: the tasklet's own limit rules */
+	if (m->n <= m->p.issue_interval || instr < DPURT_MODEL_SHORT)
+		/*
+		 * r <= issue_interval always: the tasklet's own limit rules.
+		 * A short segment (the few instructions between two DMAs) is
+		 * issued at that rate too: the sharing would change it by a
+		 * few cycles and cost a pass over the others each time.
+		 */
 		me->clock += instr * m->p.issue_interval;
 	else
 		/* in parts that keep shared_issue()'s products in 64 bits */

@@ -13,7 +13,8 @@
  *    progresses at min(1 / issue_interval, 1 / r) instructions a cycle.
  *    r counts every other tasklet not in a DMA, not waiting and not done
  *    at that cycle, as far as its reports tell; a tasklet whose reports
- *    stop earlier (it has not run yet) counts as issuing.
+ *    stop earlier (it has not run yet) counts as issuing.  A report of
+ *    fewer than DPURT_MODEL_SHORT instructions issues at 1 / issue_interval.
  *  - A DMA holds its tasklet (it issues nothing) while the others go on:
  *    the MRAM engine serves one DMA at a time, @dma_cycles_per_8b per 8
  *    bytes, in the order the DMAs are reported, and the tasklet goes on
@@ -30,6 +31,8 @@
 #include <stdint.h>
 
 #define DPURT_MODEL_MAX_TASKLETS 24
+/* a segment of fewer instructions issues at the tasklet's own rate */
+#define DPURT_MODEL_SHORT 32
 
 struct dpurt_model_params {
 	uint32_t issue_interval;	/* cycles between two issues of a tasklet */
