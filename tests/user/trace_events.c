@@ -904,9 +904,9 @@ TEST_F(tr, launch_start)
 }
 
 /*
- * A clean launch of 4: launch_end state=done for each, duration > 0; then
- * the crash program with DPU 1 crashing: state=fault for it, done for the
- * others.
+ * A clean launch of 4: launch_end state=done for each, duration > 0 and
+ * modeled cycles; then the crash program with DPU 1 crashing: state=fault
+ * for it, done for the others.
  */
 TEST_F(tr, launch_end)
 {
@@ -938,10 +938,12 @@ TEST_F(tr, launch_end)
 			bool fault = round && strstr(t.ev[i].args, key);
 
 			if (!EXPECT_EV(&t, i, "dpusim_launch_end",
-				       cap, "rank=%u dpu=* state=%s duration_ns=*",
+				       cap, "rank=%u dpu=* state=%s duration_ns=* modeled_cycles=*",
 				       rank, fault ? "fault" : "done"))
 				continue;
 			EXPECT_DURATION(cap[1]);
+			/* a modeled program: its run's cycles, a fault's up to it */
+			EXPECT_LT(0ULL, cap[2]);
 			if (cap[0] < 64) {
 				EXPECT_EQ(0, state[cap[0]]) TH_LOG("dpu %llu twice", cap[0]);
 				state[cap[0]] = fault ? 2 : 1;
