@@ -151,19 +151,29 @@ static void modeled_now(uint64_t *cycle, uint64_t *instr)
 	*instr = dpurt_model_instructions(&model);
 }
 
-static uint64_t counted(int m)
+/* Both counts since the last reset: cycles and instructions */
+static void counted_both(uint64_t *cyc, uint64_t *ins)
 {
 	uint64_t c, i;
 
 	if (!dpurt_modeled) {
 		uint64_t now = now_ns(), base = atomic_load(&base_ns);
 
-		return now > base ? cycles(now - base) : 0;
+		/* unmodeled, instructions count as cycles (one a cycle) */
+		*cyc = *ins = now > base ? cycles(now - base) : 0;
+		return;
 	}
 	modeled_now(&c, &i);
-	if (m == COUNT_INSTRUCTIONS)
-		return i > base_instr ? i - base_instr : 0;
-	return c > base_cycle ? c - base_cycle : 0;
+	*cyc = c > base_cycle ? c - base_cycle : 0;
+	*ins = i > base_instr ? i - base_instr : 0;
+}
+
+static uint64_t counted(int m)
+{
+	uint64_t c, i;
+
+	counted_both(&c, &i);
+	return m == COUNT_INSTRUCTIONS ? i : c;
 }
 
 static void reset_base(void)
@@ -224,8 +234,7 @@ perfcounter_pair_t perfcounter_get_both(bool should_reset)
 {
 	perfcounter_pair_t p;
 
-	p.cycles = counted(COUNT_CYCLES);
-	p.instr = dpurt_modeled ? counted(COUNT_INSTRUCTIONS) : p.cycles;
+	counted_both(&p.cycles, &p.instr);
 	if (should_reset)
 		reset_base();
 	return p;

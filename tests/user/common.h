@@ -79,6 +79,35 @@ static inline long long sysfs_rank_attr(unsigned int rank, const char *attr)
 	return v;
 }
 
+/*
+ * Word @idx of /sys/class/dpusim/rank<N>/<attr>, an attribute of one word
+ * per DPU (dpu_state, dpu_modeled_cycles), into @word; 0, or -1.
+ */
+static inline int sysfs_rank_word(unsigned int rank, const char *attr, unsigned int idx,
+				  char *word, size_t len)
+{
+	char buf[4096], path[128], *tok, *save;
+	unsigned int i = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/dpusim/rank%u/%s", rank, attr);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save), i++) {
+		if (i == idx) {
+			snprintf(word, len, "%s", tok);
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /* The module's parameter mram_budget, in bytes; -1 on error. */
 static inline long long mram_budget_read(void)
 {

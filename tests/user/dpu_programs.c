@@ -1061,25 +1061,14 @@ struct model_reading {
 static uint64_t launch_cycles(struct dpu_set_t dpu)
 {
 	struct dpu_t *d = dpu_from_set(dpu);
-	char path[96], buf[4096], *tok, *save;
-	uint64_t v = UINT64_MAX;
-	unsigned int i = 0, want;
-	FILE *f;
+	char word[32];
 
-	if (!d)
-		return v;
-	want = dpu_get_slice_id(d) * DPUSIM_DPUS_PER_SLICE + dpu_get_member_id(d);
-	snprintf(path, sizeof(path), "/sys/class/dpusim/rank%u/dpu_modeled_cycles",
-		 dpu_get_rank_id(dpu_get_rank(d)));
-	f = fopen(path, "r");
-	if (!f)
-		return v;
-	if (fgets(buf, sizeof(buf), f))
-		for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
-			if (i++ == want)
-				v = strtoull(tok, NULL, 10);
-	fclose(f);
-	return v;
+	if (!d || sysfs_rank_word(dpu_get_rank_id(dpu_get_rank(d)), "dpu_modeled_cycles",
+				  dpu_get_slice_id(d) * DPUSIM_DPUS_PER_SLICE +
+					  dpu_get_member_id(d),
+				  word, sizeof(word)))
+		return UINT64_MAX;
+	return strtoull(word, NULL, 10);
 }
 
 static void model_run(struct __test_metadata *_metadata, const char *bin, uint32_t iters,

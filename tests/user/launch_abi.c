@@ -107,35 +107,9 @@ static int dpu_status(int fd, uint32_t dpu, struct dpusim_dpu_state *s)
 }
 
 /* The word of /sys/class/dpusim/rank0/dpu_state for DPU @dpu. */
-static int sysfs_dpu_word(const char *attr, unsigned int dpu, char *word, size_t len)
-{
-	char buf[4096], path[128], *tok, *save;
-	unsigned int i = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/class/dpusim/rank0/%s", attr);
-	f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	for (tok = strtok_r(buf, " \n", &save); tok;
-	     tok = strtok_r(NULL, " \n", &save), i++) {
-		if (i == dpu) {
-			snprintf(word, len, "%s", tok);
-			return 0;
-		}
-	}
-	return -1;
-}
-
 static int sysfs_dpu_state(unsigned int dpu, char *word, size_t len)
 {
-	return sysfs_dpu_word("dpu_state", dpu, word, len);
+	return sysfs_rank_word(0, "dpu_state", dpu, word, len);
 }
 
 /* Wait (bounded) until poll() on the rank reports no DPU running. */
@@ -690,19 +664,19 @@ TEST_F(launch, finish_reports_modeled_cycles)
 	ASSERT_EQ(0, claim(self->wfd[0], 0, &c));
 	f.dpu = c.dpu;
 	ASSERT_EQ(0, ioctl(self->wfd[0], DPUSIM_IOCTL_WORKER_FINISH, &f));
-	ASSERT_EQ(0, sysfs_dpu_word("dpu_modeled_cycles", c.dpu, word, sizeof(word)));
+	ASSERT_EQ(0, sysfs_rank_word(0, "dpu_modeled_cycles", c.dpu, word, sizeof(word)));
 	EXPECT_STREQ("4242", word);
 	/* the struct of before the field: 0 */
 	ASSERT_EQ(0, claim(self->wfd[0], 0, &c));
 	f.dpu = c.dpu;
 	f.size = offsetof(struct dpusim_worker_finish, modeled_cycles);
 	ASSERT_EQ(0, ioctl(self->wfd[0], DPUSIM_IOCTL_WORKER_FINISH, &f));
-	ASSERT_EQ(0, sysfs_dpu_word("dpu_modeled_cycles", c.dpu, word, sizeof(word)));
+	ASSERT_EQ(0, sysfs_rank_word(0, "dpu_modeled_cycles", c.dpu, word, sizeof(word)));
 	EXPECT_STREQ("0", word);
 	/* a new launch starts from 0 */
 	ASSERT_EQ(0, wait_idle(self->fd));
 	ASSERT_EQ(0, do_launch(self->fd, 0, 1));
-	ASSERT_EQ(0, sysfs_dpu_word("dpu_modeled_cycles", 0, word, sizeof(word)));
+	ASSERT_EQ(0, sysfs_rank_word(0, "dpu_modeled_cycles", 0, word, sizeof(word)));
 	EXPECT_STREQ("0", word);
 }
 
