@@ -290,6 +290,19 @@ static unsigned int assign_cost(gimple *g)
 	}
 }
 
+/*
+ * A call the runtime counts itself: mutex_lock and mutex_unlock are one
+ * inline instruction on the DPU, not a call (DPU_COST_MUTEX).
+ */
+static bool runtime_counts(gimple *g)
+{
+	tree fn = gimple_call_fndecl(g);
+	const char *name = fn && DECL_NAME(fn) ? IDENTIFIER_POINTER(DECL_NAME(fn)) : "";
+
+	return !strcmp(name, "__dpurt_key_lock") || !strcmp(name, "__dpurt_key_unlock") ||
+	       !strcmp(name, "__dpurt_key_trylock");
+}
+
 static unsigned int cost_of(gimple *g)
 {
 	switch (gimple_code(g)) {
@@ -308,6 +321,8 @@ static unsigned int cost_of(gimple *g)
 	case GIMPLE_CALL:
 		if (gimple_call_internal_p(g))
 			return DPU_COST_OP32;
+		if (runtime_counts(g))
+			return 0;
 		return DPU_COST_CALL;
 	case GIMPLE_RETURN:
 	case GIMPLE_GOTO:

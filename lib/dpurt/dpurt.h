@@ -135,14 +135,20 @@ void dpurt_log_end(void);     /* flush, give stdout back (test mode) */
  * so far into the model; dma: a DMA of @bytes; now: the tasklet's cycle;
  * sync: a synchronisation's instructions, then now; until: the tasklet
  * could not go on before @cycle; done: it returned; end: the run's
- * modeled length (its last cycle and the launch's fixed cost).
+ * modeled length (its last cycle and the launch's fixed cost).  lock: the
+ * running tasklet takes a mutex whose modeled holds are @s, spinning to
+ * the first free cycle; returns the hold's start, which unlock takes to
+ * record the hold (moving it, and the tasklet, later if it does not fit).
  */
+struct dpurt_model_spans;
 extern bool dpurt_modeled;
 void dpurt_time_take(void);
 void dpurt_time_dma(uint32_t bytes);
 uint64_t dpurt_time_now(void);
 uint64_t dpurt_time_sync(void);
 void dpurt_time_until(uint64_t cycle);
+uint64_t dpurt_time_lock(struct dpurt_model_spans *s);
+void dpurt_time_unlock(struct dpurt_model_spans *s, uint64_t start);
 void dpurt_time_done(void);
 uint64_t dpurt_time_end(void);
 extern __thread unsigned int __dpurt_tasklet_id;

@@ -126,18 +126,162 @@ void dpurt_model_compute(struct dpurt_model *m, unsigned int t, uint64_t instr)
 		}
 }
 
+/* ---- busy spans ------------------------------------------------------ */
+
+/* the first span of @s ending after @at */
+static unsigned int span_after(const struct dpurt_model_spans *s, uint64_t at)
+{
+	unsigned int lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (s->to[mid] > at)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+static bool span_full(const struct dpurt_model_spans *s, unsigned int k)
+{
+	return s->busy[k] >= s->to[k] - s->from[k];
+}
+
+uint64_t dpurt_model_free_at(const struct dpurt_model_spans *s, uint64_t at)
+{
+	unsigned int k;
+
+	for (k = span_after(s, at); k < s->n && s->from[k] <= at && span_full(s, k); k++)
+		at = s->to[k];
+	return at;
+}
+
+/* No tasklet can ask for a cycle before this: the least clock of those not done. */
+static uint64_t model_floor(const struct dpurt_model *m)
+{
+	uint64_t floor = UINT64_MAX;
+	unsigned int j;
+
+	for (j = 0; j < m->n; j++)
+		if (!m->t[j].done && m->t[j].clock < floor)
+			floor = m->t[j].clock;
+	return floor;
+}
+
+/* Join spans [k, k + count] into span k. */
+static void span_join(struct dpurt_model_spans *s, unsigned int k, unsigned int count)
+{
+	unsigned int i;
+
+	for (i = 1; i <= count; i++)
+		s->busy[k] += s->busy[k + i];
+	s->to[k] = s->to[k + count];
+	memmove(&s->from[k + 1], &s->from[k + 1 + count],
+		(s->n - k - 1 - count) * sizeof(s->from[0]));
+	memmove(&s->to[k + 1], &s->to[k + 1 + count], (s->n - k - 1 - count) * sizeof(s->to[0]));
+	memmove(&s->busy[k + 1], &s->busy[k + 1 + count],
+		(s->n - k - 1 - count) * sizeof(s->busy[0]));
+	s->n -= count;
+}
+
+/*
+ * Make room in a full @s: drop the spans no tasklet can reach any more
+ * (they come first), else join the two closest into one partly busy span.
+ */
+static void span_room(const struct dpurt_model *m, struct dpurt_model_spans *s)
+{
+	uint64_t floor = model_floor(m), best = UINT64_MAX;
+	unsigned int old = 0, i, join = 0;
+
+	while (old < s->n && s->to[old] <= floor)
+		old++;
+	if (old) {
+		memmove(&s->from[0], &s->from[old], (s->n - old) * sizeof(s->from[0]));
+		memmove(&s->to[0], &s->to[old], (s->n - old) * sizeof(s->to[0]));
+		memmove(&s->busy[0], &s->busy[old], (s->n - old) * sizeof(s->busy[0]));
+		s->n -= old;
+		return;
+	}
+	for (i = 0; i + 1 < s->n; i++)
+		if (s->from[i + 1] - s->to[i] < best) {
+			best = s->from[i + 1] - s->to[i];
+			join = i;
+		}
+	span_join(s, join, 1);
+}
+
+uint64_t dpurt_model_fill(const struct dpurt_model *m, struct dpurt_model_spans *s,
+			  uint64_t at, uint64_t len)
+{
+	uint64_t cursor = at, left = len, end;
+	unsigned int k, first, last;
+
+	if (!len)
+		return dpurt_model_free_at(s, at);
+	if (s->n == DPURT_MODEL_SPANS)
+		span_room(m, s);
+	/*
+	 * From @at on: an idle stretch gives its cycles, a span what it has
+	 * not used, spread evenly over it (a joined span: span_room()).
+	 */
+	for (k = span_after(s, at);; k++) {
+		uint64_t len_k, idle_k, avail;
+
+		if (k == s->n || s->from[k] > cursor) {
+			if (k == s->n || s->from[k] - cursor >= left) {
+				end = cursor + left;
+				break;
+			}
+			left -= s->from[k] - cursor;
+			cursor = s->from[k];
+		}
+		len_k = s->to[k] - s->from[k];
+		idle_k = span_full(s, k) ? 0 : len_k - s->busy[k];
+		avail = (s->to[k] - cursor) * idle_k / len_k;
+		if (idle_k && avail >= left) {
+			end = cursor + (left * len_k + idle_k - 1) / idle_k;
+			break;
+		}
+		left -= avail;
+		cursor = s->to[k];
+	}
+	/* [at, end) and the spans it meets are one span now */
+	first = span_after(s, at);
+	for (last = first; last < s->n && s->from[last] < end; last++)
+		;
+	if (last == first) {
+		memmove(&s->from[first + 1], &s->from[first], (s->n - first) * sizeof(s->from[0]));
+		memmove(&s->to[first + 1], &s->to[first], (s->n - first) * sizeof(s->to[0]));
+		memmove(&s->busy[first + 1], &s->busy[first], (s->n - first) * sizeof(s->busy[0]));
+		s->from[first] = at;
+		s->to[first] = end;
+		s->busy[first] = len;
+		s->n++;
+		return end;
+	}
+	span_join(s, first, last - 1 - first);
+	if (s->from[first] > at)
+		s->from[first] = at;
+	if (s->to[first] < end)
+		s->to[first] = end;
+	s->busy[first] += len;
+	return end;
+}
+
 void dpurt_model_dma(struct dpurt_model *m, unsigned int t, uint32_t bytes)
 {
 	struct dpurt_model_tasklet *me;
-	uint64_t start;
+	uint64_t len, end;
 
 	if (t >= m->n)
 		return;
 	me = &m->t[t];
-	start = me->clock > m->engine_free ? me->clock : m->engine_free;
-	m->engine_free = start + (uint64_t)((bytes + 7) / 8) * m->p.dma_cycles_per_8b;
+	len = (uint64_t)((bytes + 7ULL) / 8) * m->p.dma_cycles_per_8b;
+	end = dpurt_model_fill(m, &m->engine, me->clock, len);
 	me->idle_from = me->clock;
-	me->clock = m->engine_free + m->p.dma_latency;
+	me->clock = end + m->p.dma_latency;
 	me->idle_to = me->clock;
 }
 
@@ -153,6 +297,12 @@ void dpurt_model_until(struct dpurt_model *m, unsigned int t, uint64_t cycle)
 	me->idle_from = me->clock;
 	me->idle_to = cycle;
 	me->clock = cycle;
+}
+
+void dpurt_model_spin(struct dpurt_model *m, unsigned int t, uint64_t cycle)
+{
+	if (t < m->n && cycle > m->t[t].clock)
+		m->t[t].clock = cycle;
 }
 
 void dpurt_model_done(struct dpurt_model *m, unsigned int t)

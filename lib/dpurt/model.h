@@ -17,9 +17,23 @@
  *    fewer than DPURT_MODEL_SHORT instructions issues at 1 / issue_interval.
  *  - A DMA holds its tasklet (it issues nothing) while the others go on:
  *    the MRAM engine serves one DMA at a time, @dma_cycles_per_8b per 8
- *    bytes, in the order the DMAs are reported, and the tasklet goes on
- *    @dma_latency cycles after its DMA's service ends.
- *  - A wait moves the clock to the cycle the tasklet is let go.
+ *    bytes, and the tasklet goes on @dma_latency cycles after its DMA's
+ *    service ends.  The engine's busy spans are kept, and a DMA takes the
+ *    engine's first idle cycles at or after its tasklet's clock: the
+ *    tasklets report in turns, not in modeled time, so a DMA reported
+ *    after one that starts later in modeled time still goes first where
+ *    the engine was idle, in pieces if it must (as the engine would have
+ *    served it first and the later one after).
+ *  - A wait moves the clock to the cycle the tasklet is let go, issuing
+ *    nothing (a barrier, a handshake: the DPU stops the thread) or
+ *    spinning (a mutex: the DPU's acquire jumps to itself while taken, so
+ *    a waiter keeps its issue slots).
+ *  - A lock keeps its modeled holds as spans too (sync.c): an acquire goes
+ *    on at the first cycle not inside a busy span, and the hold takes the
+ *    lock's idle cycles from there, in pieces if the stretches are short:
+ *    on the DPU the holds of tasklets spinning on a lock follow one
+ *    another without a gap, which the tasklets' turns here (all of one
+ *    tasklet's holds before the next runs) would otherwise leave.
  *
  * Integer cycles throughout: the result depends on the reports and the
  * parameters only, so the same run gives the same cycles on any CPU.
@@ -40,6 +54,23 @@ struct dpurt_model_params {
 	uint32_t dma_cycles_per_8b;	/* the engine's time per 8 bytes */
 };
 
+/*
+ * The busy spans of one resource (the MRAM engine, a lock): [from, to),
+ * sorted and disjoint, @busy of its cycles taken (all of them, unless two
+ * spans were joined: then the two's, spread evenly over the joined span).
+ * Spans that end before every tasklet's clock can no longer matter and
+ * are dropped when room is needed; if none can be, the two closest are
+ * joined, which keeps how busy the resource was, not where.
+ */
+#define DPURT_MODEL_SPANS 32
+
+struct dpurt_model_spans {
+	unsigned int n;
+	uint64_t from[DPURT_MODEL_SPANS];
+	uint64_t to[DPURT_MODEL_SPANS];
+	uint64_t busy[DPURT_MODEL_SPANS];
+};
+
 struct dpurt_model_tasklet {
 	uint64_t clock;		/* the modeled cycle it has reached */
 	uint64_t instr;		/* instructions it issued */
@@ -51,7 +82,7 @@ struct dpurt_model_tasklet {
 struct dpurt_model {
 	struct dpurt_model_params p;
 	unsigned int n;
-	uint64_t engine_free;	/* the cycle the MRAM engine is free again */
+	struct dpurt_model_spans engine;	/* the MRAM engine's busy spans */
 	/* per r tasklets issuing: 2^20 / max(issue_interval, r), rounded up */
 	uint64_t recip[DPURT_MODEL_MAX_TASKLETS + 1];
 	struct dpurt_model_tasklet t[DPURT_MODEL_MAX_TASKLETS];
@@ -63,6 +94,16 @@ int dpurt_model_init(struct dpurt_model *m, const struct dpurt_model_params *p,
 void dpurt_model_compute(struct dpurt_model *m, unsigned int t, uint64_t instr);
 void dpurt_model_dma(struct dpurt_model *m, unsigned int t, uint32_t bytes);
 void dpurt_model_until(struct dpurt_model *m, unsigned int t, uint64_t cycle);
+void dpurt_model_spin(struct dpurt_model *m, unsigned int t, uint64_t cycle);
+/* the first cycle at or after @at inside no wholly busy span of @s */
+uint64_t dpurt_model_free_at(const struct dpurt_model_spans *s, uint64_t at);
+/*
+ * Take the first @len idle cycles of @s at or after @at, in pieces if the
+ * idle stretches are short (a fluid, see the head of the file); return the
+ * cycle after the last one taken.
+ */
+uint64_t dpurt_model_fill(const struct dpurt_model *m, struct dpurt_model_spans *s,
+			  uint64_t at, uint64_t len);
 void dpurt_model_done(struct dpurt_model *m, unsigned int t);
 /* the cycle the last tasklet reached; the instructions of all of them */
 uint64_t dpurt_model_end(const struct dpurt_model *m);

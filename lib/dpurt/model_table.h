@@ -81,6 +81,9 @@
  * sdma and its address set-up, a barrier, a mutex operation [est] */
 #define DPU_COST_DMA_ISSUE	4
 #define DPU_COST_SYNC		4
+/* mutex_lock and mutex_unlock: one acquire or release each, inline; a
+ * taken mutex's acquire jumps to itself [SDK syslib mutex.h] */
+#define DPU_COST_MUTEX		1
 /* a launch as the host times it (dpu_launch, synchronous): the DPUs'
  * boot and the host's polling, added to the run's last cycle [fit:
  * the intercept of kernel time against work in uPIMulator's real-hardware

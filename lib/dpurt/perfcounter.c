@@ -116,6 +116,31 @@ void dpurt_time_until(uint64_t cycle)
 		dpurt_model_until(&model, __dpurt_tasklet_id, cycle);
 }
 
+uint64_t dpurt_time_lock(struct dpurt_model_spans *s)
+{
+	uint64_t start;
+
+	if (!dpurt_modeled)
+		return 0;
+	__dpusim_icount += DPU_COST_MUTEX;
+	start = dpurt_model_free_at(s, dpurt_time_now());
+	dpurt_model_spin(&model, __dpurt_tasklet_id, start);
+	return start;
+}
+
+void dpurt_time_unlock(struct dpurt_model_spans *s, uint64_t start)
+{
+	uint64_t end;
+
+	if (!dpurt_modeled)
+		return;
+	__dpusim_icount += DPU_COST_MUTEX;
+	end = dpurt_time_now();
+	if (end < start)	/* not from this tasklet's lock: a hold of nothing */
+		end = start;
+	dpurt_model_spin(&model, __dpurt_tasklet_id, dpurt_model_fill(&model, s, start, end - start));
+}
+
 void dpurt_time_done(void)
 {
 	dpurt_time_take();

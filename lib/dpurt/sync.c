@@ -10,6 +10,7 @@
  * briefly, then sleeps on a futex: cheap when tasklets outnumber CPUs.
  */
 #include "dpurt.h"
+#include "model.h"
 
 #include <errno.h>
 #include <string.h>
@@ -32,16 +33,17 @@ struct obj {
 	_Atomic uint32_t a;   /* lock: 0 free, 1 held, 2 held + waiters; barrier: arrived; sem: value */
 	_Atomic uint32_t b;   /* barrier: generation */
 	/*
-	 * The modeled time (perfcounter.c): lock: the cycles of the last
-	 * unlock (mt) and the last lock (mrel); barrier: the last arrival so
-	 * far, and the cycle the last generation was let go; semaphore: the
-	 * last give.
+	 * The modeled time (perfcounter.c): lock: the cycle its holder's
+	 * modeled hold began (mt), its modeled holds (lock_spans[] at the
+	 * object's index); barrier: the last arrival so far, and the cycle the
+	 * last generation was let go; semaphore: the last give.
 	 */
 	uint64_t mt;
 	uint64_t mrel;
 };
 
 static struct obj objs[NR_OBJS];
+static struct dpurt_model_spans lock_spans[NR_OBJS];
 /* Bumped per run: emptying the table costs nothing (see obj_get). */
 static uint32_t sync_run = 1;
 
@@ -92,6 +94,7 @@ static struct obj *obj_get(uint32_t kind, uintptr_t key, uint32_t init_a)
 				atomic_store_explicit(&o->b, 0, memory_order_relaxed);
 				o->mt = 0;
 				o->mrel = 0;
+				lock_spans[o - objs].n = 0;
 				atomic_store_explicit(&o->state, OBJ_READY, memory_order_release);
 				return o;
 			}
@@ -119,40 +122,32 @@ static struct obj *obj_get(uint32_t kind, uintptr_t key, uint32_t init_a)
 /* ---- locks: mutexes and atomic bits ---------------------------------- */
 
 /*
- * Modeled, a lock taken at cycle @at: a tasklet that waited for it here
- * goes on at its last unlock; one that did not waits only if @at falls in
- * the last holder's modeled hold.  (The tasklets take turns at DMAs, so
- * one may lock and unlock many times before the next runs: its holds are
- * ahead in modeled time and must not queue the others behind them.)
+ * Modeled, a lock's holds are spans of modeled time (model.h): the
+ * tasklets take turns only at DMAs and waits, so one may lock and unlock
+ * many times before the next runs.  Its holds are then ahead in modeled
+ * time, and the next tasklet's take the idle stretches between them, or
+ * queue behind them where there are none.  A tasklet that waited here for
+ * the real lock finds its holder's hold recorded by the unlock that woke
+ * it.
  */
-static void lock_modeled(struct obj *o, uint64_t at, bool waited)
-{
-	if (waited || (at >= o->mrel && at < o->mt))
-		dpurt_time_until(o->mt);
-	o->mrel = dpurt_time_now();
-}
-
 static void lock_obj(struct obj *o)
 {
-	uint64_t at = dpurt_time_sync();
 	uint32_t c = 0;
 
 	/*
 	 * The tasklets take turns on one thread (run.c): a holder cannot let
 	 * go while this one spins, so a busy lock waits for its turn at once.
 	 */
-	if (atomic_compare_exchange_strong_explicit(&o->a, &c, 1, memory_order_acquire,
-						    memory_order_relaxed)) {
-		lock_modeled(o, at, false);
-		return;
+	if (!atomic_compare_exchange_strong_explicit(&o->a, &c, 1, memory_order_acquire,
+						     memory_order_relaxed)) {
+		if (c != 2)
+			c = atomic_exchange_explicit(&o->a, 2, memory_order_acquire);
+		while (c != 0) {
+			dpurt_wait(&o->a, 2);
+			c = atomic_exchange_explicit(&o->a, 2, memory_order_acquire);
+		}
 	}
-	if (c != 2)
-		c = atomic_exchange_explicit(&o->a, 2, memory_order_acquire);
-	while (c != 0) {
-		dpurt_wait(&o->a, 2);
-		c = atomic_exchange_explicit(&o->a, 2, memory_order_acquire);
-	}
-	lock_modeled(o, at, true);
+	o->mt = dpurt_time_lock(&lock_spans[o - objs]);
 }
 
 void __dpurt_key_lock(uintptr_t key)
@@ -163,13 +158,14 @@ void __dpurt_key_lock(uintptr_t key)
 int __dpurt_key_trylock(uintptr_t key)
 {
 	struct obj *o = obj_get(KIND_LOCK, key, 0);
-	uint64_t at = dpurt_time_sync();
 	uint32_t c = 0;
 
 	if (!atomic_compare_exchange_strong_explicit(&o->a, &c, 1, memory_order_acquire,
-						     memory_order_relaxed))
+						     memory_order_relaxed)) {
+		dpurt_time_sync();
 		return 0;
-	lock_modeled(o, at, false);
+	}
+	o->mt = dpurt_time_lock(&lock_spans[o - objs]);
 	return 1;
 }
 
@@ -177,7 +173,11 @@ void __dpurt_key_unlock(uintptr_t key)
 {
 	struct obj *o = obj_get(KIND_LOCK, key, 0);
 
-	o->mt = dpurt_time_sync();
+	/* the hold ends here, recorded before a waiter runs (not a free lock's) */
+	if (atomic_load_explicit(&o->a, memory_order_relaxed))
+		dpurt_time_unlock(&lock_spans[o - objs], o->mt);
+	else
+		dpurt_time_sync();
 	/*
 	 * Releasing a free lock is harmless, as on hardware.  With waiters,
 	 * they run next: a holder that went on would take the lock again

@@ -4,7 +4,8 @@
  * its rules give by hand: compute-bound runs of 1, 4, 11, 16 and 24 tasklets (a tasklet
  * issues every 11 cycles at most, the DPU once a cycle), DMA-bound runs
  * (the per-byte part served one DMA at a time, the latency overlapped), a
- * DMA hidden behind computing tasklets, waits, and determinism.  The
+ * DMA hidden behind computing tasklets, waits, the busy spans of the MRAM
+ * engine and of a lock, and determinism.  The
  * reports come in the runtime's order: round robin, each tasklet up to its
  * next DMA or wait.
  */
@@ -144,6 +145,111 @@ static void test_until(void)
 		   (unsigned long long)m.t[0].clock);
 }
 
+/*
+ * The engine serves a DMA in its first idle cycles at or after the
+ * tasklet's clock: one reported after a later one still goes first.
+ */
+static void test_engine_spans(void)
+{
+	struct dpurt_model m;
+
+	dpurt_model_init(&m, &P, 3);
+	dpurt_model_compute(&m, 0, 100);	/* 1100 */
+	dpurt_model_dma(&m, 0, 64);		/* engine [1100, 1132) */
+	dpurt_model_compute(&m, 1, 10);		/* 110 */
+	dpurt_model_dma(&m, 1, 64);		/* [110, 142): before it */
+	dpurt_model_compute(&m, 2, 99);		/* 1089 */
+	dpurt_model_dma(&m, 2, 64);		/* [1089, 1100), then [1132, 1153) */
+	UNIT_CHECK("a DMA reported late takes the engine's earlier idle cycles",
+		   m.t[1].clock == 110 + 32 + 77 && m.t[0].clock == 1100 + 32 + 77 &&
+			   m.t[2].clock == 1153 + 77,
+		   "clocks %llu %llu %llu", (unsigned long long)m.t[0].clock,
+		   (unsigned long long)m.t[1].clock, (unsigned long long)m.t[2].clock);
+	UNIT_CHECK("the spans a DMA meets are one", m.engine.n == 2 && m.engine.from[0] == 110 &&
+		   m.engine.from[1] == 1089 && m.engine.to[1] == 1153 && m.engine.busy[1] == 64,
+		   "%u spans", m.engine.n);
+}
+
+static void test_spans(void)
+{
+	struct dpurt_model m;
+	struct dpurt_model_spans s = { 0 };
+	unsigned int k;
+	bool ok = true;
+	uint64_t busy = 0;
+
+	dpurt_model_init(&m, &P, 2);
+	UNIT_CHECK("fill: an idle resource at once",
+		   dpurt_model_fill(&m, &s, 50, 10) == 60 && s.n == 1, "n %u", s.n);
+	UNIT_CHECK("fill: inside a busy span, after it, one span with it",
+		   dpurt_model_fill(&m, &s, 55, 10) == 70 && s.n == 1 && s.from[0] == 50 &&
+			   s.to[0] == 70 && s.busy[0] == 20,
+		   "n %u to %llu", s.n, (unsigned long long)s.to[0]);
+	dpurt_model_fill(&m, &s, 100, 10);	/* [50, 70) [100, 110) */
+	UNIT_CHECK("fill: a short idle stretch, then the rest after the next span",
+		   dpurt_model_fill(&m, &s, 60, 40) == 120 && s.n == 1 && s.from[0] == 50 &&
+			   s.to[0] == 120 && s.busy[0] == 70,
+		   "n %u [%llu, %llu) busy %llu", s.n, (unsigned long long)s.from[0],
+		   (unsigned long long)s.to[0], (unsigned long long)s.busy[0]);
+	UNIT_CHECK("fill: a long enough idle stretch before every span",
+		   dpurt_model_fill(&m, &s, 0, 30) == 30 && s.n == 2, "n %u", s.n);
+	UNIT_CHECK("free_at: inside a busy span, its end; outside, the cycle itself",
+		   dpurt_model_free_at(&s, 60) == 120 && dpurt_model_free_at(&s, 40) == 40 &&
+			   dpurt_model_free_at(&s, 10) == 30 && dpurt_model_free_at(&s, 200) == 200,
+		   "%llu %llu", (unsigned long long)dpurt_model_free_at(&s, 60),
+		   (unsigned long long)dpurt_model_free_at(&s, 10));
+	UNIT_CHECK("fill of nothing takes nothing",
+		   dpurt_model_fill(&m, &s, 20, 0) == 30 && s.n == 2, "n %u", s.n);
+
+	/* full: spans every 100 cycles from 1000, both tasklets at 0 */
+	memset(&s, 0, sizeof(s));
+	for (k = 0; k < DPURT_MODEL_SPANS; k++)
+		dpurt_model_fill(&m, &s, 1000 + 100ULL * k, 10 + k % 3);
+	dpurt_model_fill(&m, &s, 100000, 5);
+	for (k = 0; k < s.n; k++) {
+		ok = ok && (k + 1 == s.n || s.to[k] <= s.from[k + 1]);
+		busy += s.busy[k];
+	}
+	/* the gaps are 90, 89, 88, 90, ...: the first 88 goes, after [1200, 1212) */
+	UNIT_CHECK("full, nothing behind every clock: the two closest spans are joined",
+		   s.n == DPURT_MODEL_SPANS && ok && s.from[s.n - 1] == 100000 &&
+			   s.from[2] == 1200 && s.to[2] == 1310 && s.busy[2] == 22 &&
+			   busy == 32 * 10 + 31 + 5,
+		   "n %u third [%llu, %llu) busy %llu", s.n, (unsigned long long)s.from[2],
+		   (unsigned long long)s.to[2], (unsigned long long)s.busy[2]);
+	/* 88 of its 110 cycles idle: 44 cycles are taken in 55 */
+	UNIT_CHECK("a joined span lends its idle cycles, spread over it",
+		   dpurt_model_free_at(&s, 1250) == 1250 &&
+			   dpurt_model_fill(&m, &s, 1200, 44) == 1255 && s.busy[2] == 66,
+		   "busy %llu", (unsigned long long)s.busy[2]);
+	dpurt_model_compute(&m, 0, 1000);	/* 11000 */
+	dpurt_model_done(&m, 1);
+	for (k = 0; s.n < DPURT_MODEL_SPANS; k++)	/* full again */
+		dpurt_model_fill(&m, &s, 150000 + 100ULL * k, 5);
+	dpurt_model_fill(&m, &s, 200000, 5);
+	UNIT_CHECK("full: the spans behind every running tasklet's clock are dropped",
+		   s.n < DPURT_MODEL_SPANS && s.from[0] >= 11000 - 100 &&
+			   s.from[s.n - 1] == 200000,
+		   "n %u first %llu", s.n, (unsigned long long)s.from[0]);
+}
+
+/* A mutex waiter spins: it keeps issuing, so the others are not sped up. */
+static void test_spin(void)
+{
+	struct dpurt_model m;
+
+	dpurt_model_init(&m, &P, 2);
+	dpurt_model_compute(&m, 0, 10);
+	dpurt_model_spin(&m, 0, 500);
+	UNIT_CHECK("a spin moves the clock and leaves no idle stretch",
+		   m.t[0].clock == 500 && m.t[0].idle_to == 0 && dpurt_model_instructions(&m) == 10,
+		   "clock %llu idle to %llu", (unsigned long long)m.t[0].clock,
+		   (unsigned long long)m.t[0].idle_to);
+	dpurt_model_spin(&m, 0, 20);
+	UNIT_CHECK("a spin into the past changes nothing", m.t[0].clock == 500, "%llu",
+		   (unsigned long long)m.t[0].clock);
+}
+
 static void test_determinism_and_args(void)
 {
 	struct dpurt_model a, b;
@@ -162,7 +268,7 @@ static void test_determinism_and_args(void)
 	dpurt_model_compute(&a, 2, 100);
 	dpurt_model_dma(&a, 7, 8);
 	UNIT_CHECK("reports of a tasklet beyond the run are ignored",
-		   dpurt_model_end(&a) == 0 && a.engine_free == 0, "end %llu",
+		   dpurt_model_end(&a) == 0 && a.engine.n == 0, "end %llu",
 		   (unsigned long long)dpurt_model_end(&a));
 }
 
@@ -172,6 +278,9 @@ int main(void)
 	test_dma();
 	test_hidden();
 	test_until();
+	test_engine_spans();
+	test_spans();
+	test_spin();
 	test_determinism_and_args();
 	return unit_done();
 }
