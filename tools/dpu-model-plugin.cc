@@ -303,6 +303,36 @@ static bool runtime_counts(gimple *g)
 	       !strcmp(name, "__dpurt_key_trylock");
 }
 
+/*
+ * A call into the runtime that reads the modeled time (a DMA, a lock, a
+ * barrier, a handshake, a semaphore, the counter): the statements after it
+ * in its basic block are counted after it, not at the block's start, so
+ * that a lock's hold has the instructions written inside it and a barrier
+ * is reached with those before it only.
+ */
+static bool takes_time(gimple *g)
+{
+	static const char *const names[] = {
+		"__dpurt_key_lock", "__dpurt_key_unlock", "__dpurt_key_trylock",
+		"mram_read", "mram_write", "barrier_wait", "handshake_notify",
+		"handshake_wait_for", "sem_take", "sem_give", "seqread_get",
+		"seqread_seek", "seqread_init", "perfcounter_get", "perfcounter_config",
+	};
+	tree fn;
+	const char *name;
+
+	if (!is_gimple_call(g) || gimple_call_internal_p(g))
+		return false;
+	fn = gimple_call_fndecl(g);
+	if (!fn || !DECL_NAME(fn))
+		return false;
+	name = IDENTIFIER_POINTER(DECL_NAME(fn));
+	for (const char *n : names)
+		if (!strcmp(name, n))
+			return true;
+	return false;
+}
+
 static unsigned int cost_of(gimple *g)
 {
 	switch (gimple_code(g)) {
@@ -371,6 +401,32 @@ static void add_mul_steps(gimple_stmt_iterator *gsi)
 	add_to_counter(gsi, n);
 }
 
+/*
+ * Count @n instructions at the start of a part of @bb: its start, or just
+ * after the call @after.  (A call's own cost goes with the part after it:
+ * nothing is read between the two.)
+ */
+static void add_segment(basic_block bb, gimple *after, unsigned long n)
+{
+	gimple_stmt_iterator gsi;
+
+	if (!n)
+		return;
+	if (!after) {
+		gsi = gsi_after_labels(bb);
+		add_to_counter(&gsi, build_int_cst(long_long_unsigned_type_node, n));
+		return;
+	}
+	gsi = gsi_for_stmt(after);
+	gsi_next(&gsi);
+	if (gsi_end_p(gsi)) {	/* the call ends the block: count before it */
+		gsi = gsi_for_stmt(after);
+		add_to_counter(&gsi, build_int_cst(long_long_unsigned_type_node, n));
+		return;
+	}
+	add_to_counter(&gsi, build_int_cst(long_long_unsigned_type_node, n));
+}
+
 namespace {
 const pass_data count_data = {
 	GIMPLE_PASS, "dpu_model", OPTGROUP_NONE, TV_NONE, PROP_ssa, 0, 0, 0, TODO_update_ssa,
@@ -398,18 +454,23 @@ struct count_pass : gimple_opt_pass {
 		FOR_EACH_BB_FN(bb, fun) {
 			unsigned long n = 0;
 			gimple_stmt_iterator gsi;
+			gimple *split = NULL;	/* the last call that takes time */
 
 			for (gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
 				gimple *g = gsi_stmt(gsi);
 
+				if (takes_time(g)) {
+					/* the part before it, counted where it begins */
+					add_segment(bb, split, n);
+					n = cost_of(g);
+					split = g;
+					continue;
+				}
 				n += cost_of(g);
 				if (is_gimple_assign(g) && dynamic_mul(g))
 					add_mul_steps(&gsi);
 			}
-			if (!n)
-				continue;
-			gsi = gsi_after_labels(bb);
-			add_to_counter(&gsi, build_int_cst(long_long_unsigned_type_node, n));
+			add_segment(bb, split, n);
 		}
 		mark_virtual_operands_for_renaming(fun);
 		return 0;

@@ -17,6 +17,16 @@
 
 unsigned long long __dpusim_icount;
 
+/* the runtime's barrier, as op_split() calls it: the count at the call */
+struct barrier;
+static unsigned long long at_barrier;
+void barrier_wait(struct barrier *b);
+void barrier_wait(struct barrier *b)
+{
+	(void)b;
+	at_barrier = __dpusim_icount;
+}
+
 #define DECL(name, type) type name(type a, type b);
 DECL(op_add32, uint32_t)
 DECL(op_xor32, uint32_t)
@@ -44,6 +54,7 @@ uint32_t op_load(const uint32_t *p);
 uint32_t op_ptr(const uint32_t *p, size_t i);
 uint32_t op_loop(const uint32_t *p, uint32_t n);
 void op_loop64(int64_t *p, int64_t s, uint32_t n);
+void op_split(uint32_t *p);
 
 static unsigned long long mark;
 
@@ -158,5 +169,18 @@ int main(void)
 	UNIT_CHECK("an int64_t loop's add counts as a pair",
 		   c20 - c10 >= 10 * (4 + DPU_COST_OP64) && c20 - c10 <= 10 * (6 + DPU_COST_OP64),
 		   "10: %llu 20: %llu", c10, c20);
+	{
+		static uint32_t z[8];
+		unsigned long long before;
+
+		start();
+		op_split(z);
+		before = at_barrier - mark;
+		/* a load, an add and a store each: 2 before the call, 3 after */
+		UNIT_CHECK("a barrier's block: what follows the call is counted after it",
+			   before == 2 * 3 * DPU_COST_OP32 &&
+				   counted() == before + 3 * 3 * DPU_COST_OP32 + DPU_COST_CALL + RET,
+			   "at the call %llu, in all %llu", before, counted());
+	}
 	return unit_done();
 }
