@@ -21,6 +21,15 @@
  * or long long variable, memory or function (value_wide()); pointers,
  * size_t, long and the compiler's own induction variables are 32-bit
  * there.
+ *
+ * The DPU compiler (clang) honours `#pragma unroll [N]` before a loop,
+ * which PrIM and other DPU programs put on their inner loops; GCC knows
+ * only `#pragma GCC unroll N`.  So that the count is of the unrolled code
+ * the DPU runs (no induction variable, no compare and branch per
+ * iteration), the plugin takes the pragma and marks the loop that follows
+ * it as GCC's own pragma would (unroll_pass).  A whole unroll (no factor,
+ * or one at least the trip count) happens in GIMPLE, before the count; a
+ * partial one only in RTL, after it, so such a loop counts as written.
  */
 #include "gcc-plugin.h"
 #include "plugin-version.h"
@@ -38,6 +47,9 @@
 #include "attribs.h"
 #include "tree-into-ssa.h"
 #include "gimplify.h"
+#include "cfgloop.h"
+#include "tree-cfg.h"
+#include "c-family/c-pragma.h"
 
 #include "../lib/dpurt/model_table.h"
 
@@ -401,6 +413,64 @@ static void add_mul_steps(gimple_stmt_iterator *gsi)
 	add_to_counter(gsi, n);
 }
 
+/* ---- #pragma unroll ------------------------------------------------- */
+
+struct unroll_mark {
+	const char *file;	/* the location's file name, GCC's own string */
+	int line;
+	unsigned short factor;	/* USHRT_MAX: as far as the trip count allows */
+};
+
+static vec<unroll_mark> unroll_marks;
+
+/*
+ * `#pragma unroll`, `#pragma unroll N` or `#pragma unroll(N)`, clang's
+ * forms.  A factor that is not a plain number is taken as no factor.
+ */
+static void handle_unroll(cpp_reader *)
+{
+	unroll_mark mk = { NULL, 0, USHRT_MAX };
+	location_t loc = UNKNOWN_LOCATION;
+	enum cpp_ttype tt;
+	tree v;
+
+	while ((tt = pragma_lex(&v, &loc)) != CPP_EOF && tt != CPP_PRAGMA_EOL) {
+		if (tt == CPP_NUMBER && TREE_CODE(v) == INTEGER_CST && tree_fits_uhwi_p(v)) {
+			unsigned HOST_WIDE_INT n = tree_to_uhwi(v);
+
+			if (n >= 1 && n < USHRT_MAX)
+				mk.factor = (unsigned short)n;
+		}
+	}
+	if (loc == UNKNOWN_LOCATION)
+		return;
+	mk.file = LOCATION_FILE(loc);
+	mk.line = LOCATION_LINE(loc);
+	unroll_marks.safe_push(mk);
+}
+
+static void register_pragmas(void *, void *)
+{
+	c_register_pragma(NULL, "unroll", handle_unroll);
+}
+
+/* The pragma whose line is just above @loc's (at most 2 lines between). */
+static const unroll_mark *unroll_mark_for(location_t loc)
+{
+	const char *file;
+	int line;
+
+	if (loc == UNKNOWN_LOCATION || unroll_marks.is_empty())
+		return NULL;
+	file = LOCATION_FILE(loc);
+	line = LOCATION_LINE(loc);
+	for (const unroll_mark &mk : unroll_marks)
+		if (file && mk.file && !strcmp(file, mk.file) && mk.line < line &&
+		    line - mk.line <= 3)
+			return &mk;
+	return NULL;
+}
+
 /*
  * Count @n instructions at the start of a part of @bb: its start, or just
  * after the call @after.  (A call's own cost goes with the part after it:
@@ -428,6 +498,52 @@ static void add_segment(basic_block bb, gimple *after, unsigned long n)
 }
 
 namespace {
+const pass_data unroll_data = {
+	GIMPLE_PASS, "dpu_unroll", OPTGROUP_NONE, TV_NONE, PROP_cfg, 0, 0, 0, 0,
+};
+
+/*
+ * Right after the CFG is built (where GCC turns its own pragma's
+ * annotation into loop->unroll): a loop whose condition sits just below a
+ * `#pragma unroll` gets the pragma's factor, and the complete unrolling
+ * passes then unroll it whatever its size, as they do for `#pragma GCC
+ * unroll`.
+ */
+struct unroll_pass : gimple_opt_pass {
+	unroll_pass(gcc::context *c) : gimple_opt_pass(unroll_data, c) {}
+
+	bool gate(function *) override
+	{
+		return !unroll_marks.is_empty();
+	}
+
+	unsigned int execute(function *fun) override
+	{
+		if (!loops_for_fn(fun))
+			return 0;
+		for (auto loop : loops_list(fun, 0)) {
+			const unroll_mark *mk = NULL;
+			basic_block bbs[2] = { loop->header, loop->latch };
+
+			if (loop->unroll)	/* GCC's own pragma said */
+				continue;
+			for (basic_block bb : bbs) {
+				gimple *last = bb ? last_stmt(bb) : NULL;
+
+				if (last && gimple_code(last) == GIMPLE_COND)
+					mk = unroll_mark_for(gimple_location(last));
+				if (mk)
+					break;
+			}
+			if (!mk)
+				continue;
+			loop->unroll = mk->factor;
+			fun->has_unroll = 1;
+		}
+		return 0;
+	}
+};
+
 const pass_data count_data = {
 	GIMPLE_PASS, "dpu_model", OPTGROUP_NONE, TV_NONE, PROP_ssa, 0, 0, 0, TODO_update_ssa,
 };
@@ -480,7 +596,7 @@ struct count_pass : gimple_opt_pass {
 
 int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *ver)
 {
-	struct register_pass_info p;
+	struct register_pass_info p, u;
 
 	if (!plugin_default_version_check(ver, &gcc_version))
 		return 1;
@@ -489,5 +605,11 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *ver)
 	p.ref_pass_instance_number = 1;
 	p.pos_op = PASS_POS_INSERT_BEFORE;
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &p);
+	u.pass = new unroll_pass(g);
+	u.reference_pass_name = "cfg";
+	u.ref_pass_instance_number = 1;
+	u.pos_op = PASS_POS_INSERT_AFTER;
+	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &u);
+	register_callback(info->base_name, PLUGIN_PRAGMAS, register_pragmas, NULL);
 	return 0;
 }

@@ -55,6 +55,9 @@ uint32_t op_ptr(const uint32_t *p, size_t i);
 uint32_t op_loop(const uint32_t *p, uint32_t n);
 void op_loop64(int64_t *p, int64_t s, uint32_t n);
 void op_split(uint32_t *p);
+uint32_t op_plain64(const uint32_t *p);
+uint32_t op_unroll64(const uint32_t *p);
+uint32_t op_unroll_n(const uint32_t *p);
 
 static unsigned long long mark;
 
@@ -181,6 +184,28 @@ int main(void)
 			   before == 2 * 3 * DPU_COST_OP32 &&
 				   counted() == before + 3 * 3 * DPU_COST_OP32 + DPU_COST_CALL + RET,
 			   "at the call %llu, in all %llu", before, counted());
+	}
+	{
+		static uint32_t y[64];
+		unsigned long long plain, full, byn;
+
+		start();
+		(void)op_plain64(y);
+		plain = counted();
+		start();
+		(void)op_unroll64(y);
+		full = counted();
+		start();
+		(void)op_unroll_n(y);
+		byn = counted();
+		printf("# 64 iterations: plain %llu, #pragma unroll %llu, #pragma unroll(64) %llu\n",
+		       plain, full, byn);
+		/* unrolled, a load and an add each; the loop's steps and branch go */
+		UNIT_CHECK("#pragma unroll: the loop is counted as the DPU compiler unrolls it",
+			   full <= 64 * 2 + 4 && plain >= 64 * 4,
+			   "plain %llu, unrolled %llu", plain, full);
+		UNIT_CHECK("#pragma unroll(64): a factor of the whole trip count, the same",
+			   byn == full, "by 64 %llu, full %llu", byn, full);
 	}
 	return unit_done();
 }
