@@ -54,11 +54,15 @@ static bool issuing(const struct dpurt_model_tasklet *j, uint64_t y)
 static uint64_t shared_issue(const struct dpurt_model *m, unsigned int t, uint64_t y,
 			     uint64_t instr)
 {
-	/* a change: its cycle << 5 | the tasklet, sorted as numbers */
+	/*
+	 * A change: its cycle << 1 | 0 where one more tasklet issues from
+	 * there on (an idle stretch ends), | 1 where one fewer does (an idle
+	 * stretch begins, a tasklet is done); sorted as numbers, so that at
+	 * one cycle the ends come first and r never drops below 1.
+	 */
 	uint64_t c[3 * DPURT_MODEL_MAX_TASKLETS], tmp;
 	uint64_t horizon = y + instr * m->n, left = instr << FRAC;
 	unsigned int j, k, nc = 0, r = 1;
-	bool st[DPURT_MODEL_MAX_TASKLETS];	/* each other one issues at @y */
 
 	/*
 	 * From the tasklet after @t round to the one before it: the order
@@ -68,14 +72,14 @@ static uint64_t shared_issue(const struct dpurt_model *m, unsigned int t, uint64
 	for (j = t + 1 == m->n ? 0 : t + 1; j != t; j = j + 1 == m->n ? 0 : j + 1) {
 		const struct dpurt_model_tasklet *o = &m->t[j];
 
-		st[j] = issuing(o, y);
-		r += st[j];
-		if (o->done && o->clock > y && o->clock < horizon)
-			c[nc++] = o->clock << 5 | j;
+		r += issuing(o, y);
+		/* idle_to <= clock: a tasklet done is done after its idle stretch */
 		if (o->idle_from > y && o->idle_from < horizon)
-			c[nc++] = o->idle_from << 5 | j;
+			c[nc++] = o->idle_from << 1 | 1;
 		if (o->idle_to > y && o->idle_to < horizon)
-			c[nc++] = o->idle_to << 5 | j;
+			c[nc++] = o->idle_to << 1;
+		if (o->done && o->clock > y && o->clock < horizon)
+			c[nc++] = o->clock << 1 | 1;
 	}
 	/* insertion sort: a few changes */
 	for (k = 1; k < nc; k++) {
@@ -85,17 +89,13 @@ static uint64_t shared_issue(const struct dpurt_model *m, unsigned int t, uint64
 		c[j] = tmp;
 	}
 	for (k = 0; k < nc; k++) {
-		uint64_t at = c[k] >> 5, done = (at - y) * m->recip[r];
-		unsigned int who = c[k] & 31;
-		bool now;
+		uint64_t at = c[k] >> 1, done = (at - y) * m->recip[r];
 
 		if (done >= left)
 			break;
 		left -= done;
 		y = at;
-		now = issuing(&m->t[who], y);
-		r = r + now - st[who];
-		st[who] = now;
+		r = c[k] & 1 ? r - 1 : r + 1;
 	}
 	/* the rest at the last rate: cycles = left * step, rounded up */
 	return y + ((left * (r > m->p.issue_interval ? r : m->p.issue_interval) +
@@ -136,7 +136,7 @@ static unsigned int span_after(const struct dpurt_model_spans *s, uint64_t at)
 	while (lo < hi) {
 		unsigned int mid = (lo + hi) / 2;
 
-		if (s->to[mid] > at)
+		if (s->span[mid].to > at)
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -144,17 +144,18 @@ static unsigned int span_after(const struct dpurt_model_spans *s, uint64_t at)
 	return lo;
 }
 
-static bool span_full(const struct dpurt_model_spans *s, unsigned int k)
+static bool span_full(const struct dpurt_model_span *sp)
 {
-	return s->busy[k] >= s->to[k] - s->from[k];
+	return sp->busy >= sp->to - sp->from;
 }
 
 uint64_t dpurt_model_free_at(const struct dpurt_model_spans *s, uint64_t at)
 {
 	unsigned int k;
 
-	for (k = span_after(s, at); k < s->n && s->from[k] <= at && span_full(s, k); k++)
-		at = s->to[k];
+	for (k = span_after(s, at); k < s->n && s->span[k].from <= at && span_full(&s->span[k]);
+	     k++)
+		at = s->span[k].to;
 	return at;
 }
 
@@ -170,20 +171,22 @@ static uint64_t model_floor(const struct dpurt_model *m)
 	return floor;
 }
 
+/* Remove spans [k, k + count). */
+static void span_remove(struct dpurt_model_spans *s, unsigned int k, unsigned int count)
+{
+	memmove(&s->span[k], &s->span[k + count], (s->n - k - count) * sizeof(s->span[0]));
+	s->n -= count;
+}
+
 /* Join spans [k, k + count] into span k. */
 static void span_join(struct dpurt_model_spans *s, unsigned int k, unsigned int count)
 {
 	unsigned int i;
 
 	for (i = 1; i <= count; i++)
-		s->busy[k] += s->busy[k + i];
-	s->to[k] = s->to[k + count];
-	memmove(&s->from[k + 1], &s->from[k + 1 + count],
-		(s->n - k - 1 - count) * sizeof(s->from[0]));
-	memmove(&s->to[k + 1], &s->to[k + 1 + count], (s->n - k - 1 - count) * sizeof(s->to[0]));
-	memmove(&s->busy[k + 1], &s->busy[k + 1 + count],
-		(s->n - k - 1 - count) * sizeof(s->busy[0]));
-	s->n -= count;
+		s->span[k].busy += s->span[k + i].busy;
+	s->span[k].to = s->span[k + count].to;
+	span_remove(s, k + 1, count);
 }
 
 /*
@@ -195,18 +198,15 @@ static void span_room(const struct dpurt_model *m, struct dpurt_model_spans *s)
 	uint64_t floor = model_floor(m), best = UINT64_MAX;
 	unsigned int old = 0, i, join = 0;
 
-	while (old < s->n && s->to[old] <= floor)
+	while (old < s->n && s->span[old].to <= floor)
 		old++;
 	if (old) {
-		memmove(&s->from[0], &s->from[old], (s->n - old) * sizeof(s->from[0]));
-		memmove(&s->to[0], &s->to[old], (s->n - old) * sizeof(s->to[0]));
-		memmove(&s->busy[0], &s->busy[old], (s->n - old) * sizeof(s->busy[0]));
-		s->n -= old;
+		span_remove(s, 0, old);
 		return;
 	}
 	for (i = 0; i + 1 < s->n; i++)
-		if (s->from[i + 1] - s->to[i] < best) {
-			best = s->from[i + 1] - s->to[i];
+		if (s->span[i + 1].from - s->span[i].to < best) {
+			best = s->span[i + 1].from - s->span[i].to;
 			join = i;
 		}
 	span_join(s, join, 1);
@@ -215,58 +215,70 @@ static void span_room(const struct dpurt_model *m, struct dpurt_model_spans *s)
 uint64_t dpurt_model_fill(const struct dpurt_model *m, struct dpurt_model_spans *s,
 			  uint64_t at, uint64_t len)
 {
+	struct dpurt_model_span *sp, *last = s->n ? &s->span[s->n - 1] : NULL;
 	uint64_t cursor = at, left = len, end;
-	unsigned int k, first, last;
+	unsigned int k, first, n;
 
 	if (!len)
 		return dpurt_model_free_at(s, at);
+	/* after every span, the common case: join the last or follow it */
+	if (!last || at >= last->to) {
+		if (last && at == last->to) {
+			last->to += len;
+			last->busy += len;
+			return last->to;
+		}
+		if (s->n == DPURT_MODEL_SPANS)
+			span_room(m, s);
+		s->span[s->n++] = (struct dpurt_model_span){ at, at + len, len };
+		return at + len;
+	}
 	if (s->n == DPURT_MODEL_SPANS)
 		span_room(m, s);
 	/*
 	 * From @at on: an idle stretch gives its cycles, a span what it has
 	 * not used, spread evenly over it (a joined span: span_room()).
 	 */
-	for (k = span_after(s, at);; k++) {
+	first = span_after(s, at);
+	for (k = first;; k++) {
 		uint64_t len_k, idle_k, avail;
 
-		if (k == s->n || s->from[k] > cursor) {
-			if (k == s->n || s->from[k] - cursor >= left) {
+		sp = &s->span[k];
+		if (k == s->n || sp->from > cursor) {
+			if (k == s->n || sp->from - cursor >= left) {
 				end = cursor + left;
 				break;
 			}
-			left -= s->from[k] - cursor;
-			cursor = s->from[k];
+			left -= sp->from - cursor;
+			cursor = sp->from;
 		}
-		len_k = s->to[k] - s->from[k];
-		idle_k = span_full(s, k) ? 0 : len_k - s->busy[k];
-		avail = (s->to[k] - cursor) * idle_k / len_k;
+		len_k = sp->to - sp->from;
+		idle_k = span_full(sp) ? 0 : len_k - sp->busy;
+		avail = (sp->to - cursor) * idle_k / len_k;
 		if (idle_k && avail >= left) {
 			end = cursor + (left * len_k + idle_k - 1) / idle_k;
 			break;
 		}
 		left -= avail;
-		cursor = s->to[k];
+		cursor = sp->to;
 	}
 	/* [at, end) and the spans it meets are one span now */
-	first = span_after(s, at);
-	for (last = first; last < s->n && s->from[last] < end; last++)
+	for (n = 0; first + n < s->n && s->span[first + n].from < end; n++)
 		;
-	if (last == first) {
-		memmove(&s->from[first + 1], &s->from[first], (s->n - first) * sizeof(s->from[0]));
-		memmove(&s->to[first + 1], &s->to[first], (s->n - first) * sizeof(s->to[0]));
-		memmove(&s->busy[first + 1], &s->busy[first], (s->n - first) * sizeof(s->busy[0]));
-		s->from[first] = at;
-		s->to[first] = end;
-		s->busy[first] = len;
+	sp = &s->span[first];
+	if (!n) {
+		memmove(sp + 1, sp, (s->n - first) * sizeof(*sp));
+		*sp = (struct dpurt_model_span){ at, end, len };
 		s->n++;
 		return end;
 	}
-	span_join(s, first, last - 1 - first);
-	if (s->from[first] > at)
-		s->from[first] = at;
-	if (s->to[first] < end)
-		s->to[first] = end;
-	s->busy[first] += len;
+	if (n > 1)
+		span_join(s, first, n - 1);
+	if (sp->from > at)
+		sp->from = at;
+	if (sp->to < end)
+		sp->to = end;
+	sp->busy += len;
 	return end;
 }
 

@@ -64,11 +64,13 @@ struct dpurt_model_params {
  */
 #define DPURT_MODEL_SPANS 32
 
+struct dpurt_model_span {
+	uint64_t from, to, busy;
+};
+
 struct dpurt_model_spans {
 	unsigned int n;
-	uint64_t from[DPURT_MODEL_SPANS];
-	uint64_t to[DPURT_MODEL_SPANS];
-	uint64_t busy[DPURT_MODEL_SPANS];
+	struct dpurt_model_span span[DPURT_MODEL_SPANS];
 };
 
 struct dpurt_model_tasklet {

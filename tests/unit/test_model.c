@@ -165,8 +165,8 @@ static void test_engine_spans(void)
 			   m.t[2].clock == 1153 + 77,
 		   "clocks %llu %llu %llu", (unsigned long long)m.t[0].clock,
 		   (unsigned long long)m.t[1].clock, (unsigned long long)m.t[2].clock);
-	UNIT_CHECK("the spans a DMA meets are one", m.engine.n == 2 && m.engine.from[0] == 110 &&
-		   m.engine.from[1] == 1089 && m.engine.to[1] == 1153 && m.engine.busy[1] == 64,
+	UNIT_CHECK("the spans a DMA meets are one", m.engine.n == 2 && m.engine.span[0].from == 110 &&
+		   m.engine.span[1].from == 1089 && m.engine.span[1].to == 1153 && m.engine.span[1].busy == 64,
 		   "%u spans", m.engine.n);
 }
 
@@ -182,15 +182,15 @@ static void test_spans(void)
 	UNIT_CHECK("fill: an idle resource at once",
 		   dpurt_model_fill(&m, &s, 50, 10) == 60 && s.n == 1, "n %u", s.n);
 	UNIT_CHECK("fill: inside a busy span, after it, one span with it",
-		   dpurt_model_fill(&m, &s, 55, 10) == 70 && s.n == 1 && s.from[0] == 50 &&
-			   s.to[0] == 70 && s.busy[0] == 20,
-		   "n %u to %llu", s.n, (unsigned long long)s.to[0]);
+		   dpurt_model_fill(&m, &s, 55, 10) == 70 && s.n == 1 && s.span[0].from == 50 &&
+			   s.span[0].to == 70 && s.span[0].busy == 20,
+		   "n %u to %llu", s.n, (unsigned long long)s.span[0].to);
 	dpurt_model_fill(&m, &s, 100, 10);	/* [50, 70) [100, 110) */
 	UNIT_CHECK("fill: a short idle stretch, then the rest after the next span",
-		   dpurt_model_fill(&m, &s, 60, 40) == 120 && s.n == 1 && s.from[0] == 50 &&
-			   s.to[0] == 120 && s.busy[0] == 70,
-		   "n %u [%llu, %llu) busy %llu", s.n, (unsigned long long)s.from[0],
-		   (unsigned long long)s.to[0], (unsigned long long)s.busy[0]);
+		   dpurt_model_fill(&m, &s, 60, 40) == 120 && s.n == 1 && s.span[0].from == 50 &&
+			   s.span[0].to == 120 && s.span[0].busy == 70,
+		   "n %u [%llu, %llu) busy %llu", s.n, (unsigned long long)s.span[0].from,
+		   (unsigned long long)s.span[0].to, (unsigned long long)s.span[0].busy);
 	UNIT_CHECK("fill: a long enough idle stretch before every span",
 		   dpurt_model_fill(&m, &s, 0, 30) == 30 && s.n == 2, "n %u", s.n);
 	UNIT_CHECK("free_at: inside a busy span, its end; outside, the cycle itself",
@@ -207,30 +207,30 @@ static void test_spans(void)
 		dpurt_model_fill(&m, &s, 1000 + 100ULL * k, 10 + k % 3);
 	dpurt_model_fill(&m, &s, 100000, 5);
 	for (k = 0; k < s.n; k++) {
-		ok = ok && (k + 1 == s.n || s.to[k] <= s.from[k + 1]);
-		busy += s.busy[k];
+		ok = ok && (k + 1 == s.n || s.span[k].to <= s.span[k + 1].from);
+		busy += s.span[k].busy;
 	}
 	/* the gaps are 90, 89, 88, 90, ...: the first 88 goes, after [1200, 1212) */
 	UNIT_CHECK("full, nothing behind every clock: the two closest spans are joined",
-		   s.n == DPURT_MODEL_SPANS && ok && s.from[s.n - 1] == 100000 &&
-			   s.from[2] == 1200 && s.to[2] == 1310 && s.busy[2] == 22 &&
+		   s.n == DPURT_MODEL_SPANS && ok && s.span[s.n - 1].from == 100000 &&
+			   s.span[2].from == 1200 && s.span[2].to == 1310 && s.span[2].busy == 22 &&
 			   busy == 32 * 10 + 31 + 5,
-		   "n %u third [%llu, %llu) busy %llu", s.n, (unsigned long long)s.from[2],
-		   (unsigned long long)s.to[2], (unsigned long long)s.busy[2]);
+		   "n %u third [%llu, %llu) busy %llu", s.n, (unsigned long long)s.span[2].from,
+		   (unsigned long long)s.span[2].to, (unsigned long long)s.span[2].busy);
 	/* 88 of its 110 cycles idle: 44 cycles are taken in 55 */
 	UNIT_CHECK("a joined span lends its idle cycles, spread over it",
 		   dpurt_model_free_at(&s, 1250) == 1250 &&
-			   dpurt_model_fill(&m, &s, 1200, 44) == 1255 && s.busy[2] == 66,
-		   "busy %llu", (unsigned long long)s.busy[2]);
+			   dpurt_model_fill(&m, &s, 1200, 44) == 1255 && s.span[2].busy == 66,
+		   "busy %llu", (unsigned long long)s.span[2].busy);
 	dpurt_model_compute(&m, 0, 1000);	/* 11000 */
 	dpurt_model_done(&m, 1);
 	for (k = 0; s.n < DPURT_MODEL_SPANS; k++)	/* full again */
 		dpurt_model_fill(&m, &s, 150000 + 100ULL * k, 5);
 	dpurt_model_fill(&m, &s, 200000, 5);
 	UNIT_CHECK("full: the spans behind every running tasklet's clock are dropped",
-		   s.n < DPURT_MODEL_SPANS && s.from[0] >= 11000 - 100 &&
-			   s.from[s.n - 1] == 200000,
-		   "n %u first %llu", s.n, (unsigned long long)s.from[0]);
+		   s.n < DPURT_MODEL_SPANS && s.span[0].from >= 11000 - 100 &&
+			   s.span[s.n - 1].from == 200000,
+		   "n %u first %llu", s.n, (unsigned long long)s.span[0].from);
 }
 
 /* A mutex waiter spins: it keeps issuing, so the others are not sped up. */
