@@ -71,6 +71,7 @@ DPU_NR_pivot := 1
 DPU_NR_mram_fault := 2
 DPU_NR_crash := 2
 DPU_NR_model_time_16 := 16
+DPU_NR_model_lock := 16
 # per-program dpusim-cc flags
 DPU_FLAGS_model_time_plain := -fno-dpu-model
 # stream_consumer times its work in host time (tools/bench/README)

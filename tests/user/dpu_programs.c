@@ -1135,6 +1135,42 @@ TEST(sixteen_tasklets_fill_the_pipeline)
 	EXPECT_LE(128ull * 256 / 8 * DPU_DMA_CYCLES_PER_8B, r[0].dma);
 }
 
+/*
+ * 16 tasklets add to one word under one mutex, then each to its own
+ * (tests/user/dpu/model_lock.c).  The holds follow one another: each has
+ * at least the load, add, store and release (4 instructions), issued 11
+ * cycles apart at best, so the lock phase takes at least 16 x iters x 4 x
+ * 11 cycles, where the same adds with no lock keep the pipeline full.
+ */
+TEST(mutex_holds_follow_one_another_in_modeled_time)
+{
+	struct dpu_set_t set, dpu;
+	uint64_t lock[2], nolock[2];
+	const uint32_t iters = 200;
+	uint32_t i;
+
+	ASSERT_EQ(DPU_OK, dpu_alloc(1, NULL, &set));
+	ASSERT_EQ(DPU_OK, dpu_load(set, DPU_BIN("model_lock"), NULL));
+	ASSERT_EQ(DPU_OK, put_u32(set, "iters", iters));
+	for (int k = 0; k < 2; k++) {
+		ASSERT_EQ(DPU_OK, put_u32(set, "shared", 0));
+		ASSERT_EQ(DPU_OK, dpu_launch(set, DPU_SYNCHRONOUS));
+		DPU_FOREACH(set, dpu, i) {
+			lock[k] = get_u64(dpu, "lock_cycles");
+			nolock[k] = get_u64(dpu, "free_cycles");
+			/* the lock held: no add lost */
+			EXPECT_EQ(16u * (iters * (iters - 1) / 2), get_u32(dpu, "shared"));
+		}
+	}
+	TH_LOG("%u adds each: under the mutex %llu cycles, without %llu", iters,
+	       (unsigned long long)lock[0], (unsigned long long)nolock[0]);
+	EXPECT_EQ(lock[0], lock[1]);
+	EXPECT_EQ(nolock[0], nolock[1]);
+	EXPECT_LE(16ull * iters * 4 * DPU_ISSUE_INTERVAL, lock[0]);
+	EXPECT_GT(lock[0], 4 * nolock[0]);
+	dpu_free(set);
+}
+
 TEST(modeled_time_is_the_same_on_every_run)
 {
 	struct model_reading first[2], again[2];
