@@ -303,46 +303,43 @@ static unsigned int assign_cost(gimple *g)
 }
 
 /*
- * A call the runtime counts itself: mutex_lock and mutex_unlock are one
- * inline instruction on the DPU, not a call (DPU_COST_MUTEX).
+ * The calls into the runtime that read the modeled time (a DMA, a lock, a
+ * barrier, a handshake, a semaphore, the counter): the statements after
+ * one in its basic block are counted after it, not at the block's start,
+ * so that a lock's hold has the instructions written inside it and a
+ * barrier is reached with those before it only.  Some the runtime counts
+ * itself: mutex_lock and mutex_unlock are one inline instruction on the
+ * DPU, not a call (DPU_COST_MUTEX).
  */
-static bool runtime_counts(gimple *g)
-{
-	tree fn = gimple_call_fndecl(g);
-	const char *name = fn && DECL_NAME(fn) ? IDENTIFIER_POINTER(DECL_NAME(fn)) : "";
+struct runtime_call {
+	const char *name;
+	bool counted;	/* by the runtime: the call costs nothing here */
+};
 
-	return !strcmp(name, "__dpurt_key_lock") || !strcmp(name, "__dpurt_key_unlock") ||
-	       !strcmp(name, "__dpurt_key_trylock");
-}
-
-/*
- * A call into the runtime that reads the modeled time (a DMA, a lock, a
- * barrier, a handshake, a semaphore, the counter): the statements after it
- * in its basic block are counted after it, not at the block's start, so
- * that a lock's hold has the instructions written inside it and a barrier
- * is reached with those before it only.
- */
-static bool takes_time(gimple *g)
+static const struct runtime_call *runtime_call(gimple *g)
 {
-	static const char *const names[] = {
-		"__dpurt_key_lock", "__dpurt_key_unlock", "__dpurt_key_trylock",
-		"mram_read", "mram_write", "barrier_wait", "handshake_notify",
-		"handshake_wait_for", "sem_take", "sem_give", "seqread_get",
-		"seqread_seek", "seqread_init", "perfcounter_get", "perfcounter_config",
+	static const struct runtime_call calls[] = {
+		{ "__dpurt_key_lock", true }, { "__dpurt_key_unlock", true },
+		{ "__dpurt_key_trylock", true }, { "mram_read", false },
+		{ "mram_write", false }, { "barrier_wait", false },
+		{ "handshake_notify", false }, { "handshake_wait_for", false },
+		{ "sem_take", false }, { "sem_give", false }, { "seqread_get", false },
+		{ "seqread_seek", false }, { "seqread_init", false },
+		{ "perfcounter_get", false }, { "perfcounter_config", false },
 	};
 	tree fn;
 	const char *name;
 
 	if (!is_gimple_call(g) || gimple_call_internal_p(g))
-		return false;
+		return NULL;
 	fn = gimple_call_fndecl(g);
 	if (!fn || !DECL_NAME(fn))
-		return false;
+		return NULL;
 	name = IDENTIFIER_POINTER(DECL_NAME(fn));
-	for (const char *n : names)
-		if (!strcmp(name, n))
-			return true;
-	return false;
+	for (const struct runtime_call &c : calls)
+		if (!strcmp(name, c.name))
+			return &c;
+	return NULL;
 }
 
 static unsigned int cost_of(gimple *g)
@@ -360,12 +357,13 @@ static unsigned int cost_of(gimple *g)
 	}
 	case GIMPLE_SWITCH:
 		return 2 * DPU_COST_BRANCH;
-	case GIMPLE_CALL:
+	case GIMPLE_CALL: {
+		const struct runtime_call *rc = runtime_call(g);
+
 		if (gimple_call_internal_p(g))
 			return DPU_COST_OP32;
-		if (runtime_counts(g))
-			return 0;
-		return DPU_COST_CALL;
+		return rc && rc->counted ? 0 : DPU_COST_CALL;
+	}
 	case GIMPLE_RETURN:
 	case GIMPLE_GOTO:
 		return DPU_COST_BRANCH;
@@ -484,15 +482,11 @@ static void add_segment(basic_block bb, gimple *after, unsigned long n)
 		return;
 	if (!after) {
 		gsi = gsi_after_labels(bb);
-		add_to_counter(&gsi, build_int_cst(long_long_unsigned_type_node, n));
-		return;
-	}
-	gsi = gsi_for_stmt(after);
-	gsi_next(&gsi);
-	if (gsi_end_p(gsi)) {	/* the call ends the block: count before it */
+	} else {
 		gsi = gsi_for_stmt(after);
-		add_to_counter(&gsi, build_int_cst(long_long_unsigned_type_node, n));
-		return;
+		gsi_next(&gsi);
+		if (gsi_end_p(gsi))	/* the call ends the block: count before it */
+			gsi = gsi_for_stmt(after);
 	}
 	add_to_counter(&gsi, build_int_cst(long_long_unsigned_type_node, n));
 }
@@ -575,7 +569,7 @@ struct count_pass : gimple_opt_pass {
 			for (gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
 				gimple *g = gsi_stmt(gsi);
 
-				if (takes_time(g)) {
+				if (runtime_call(g)) {
 					/* the part before it, counted where it begins */
 					add_segment(bb, split, n);
 					n = cost_of(g);

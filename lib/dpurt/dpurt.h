@@ -137,8 +137,9 @@ void dpurt_log_end(void);     /* flush, give stdout back (test mode) */
  * could not go on before @cycle; done: it returned; end: the run's
  * modeled length (its last cycle and the launch's fixed cost).  lock: the
  * running tasklet takes a mutex whose modeled holds are @s, spinning to
- * the first free cycle; returns the hold's start, which unlock takes to
- * record the hold (moving it, and the tasklet, later if it does not fit).
+ * the first free cycle; returns the hold's start, from which unlock has
+ * the hold take the lock's idle cycles (model.h), the tasklet going on
+ * where the last is taken.
  */
 struct dpurt_model_spans;
 extern bool dpurt_modeled;
