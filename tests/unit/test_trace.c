@@ -529,21 +529,31 @@ out:
 	free(out);
 }
 
+/* trace_summary()'s text for @st and @info (NULL: no memory). */
+static char *summary_of(const struct trace_stats *st, const struct trace_run_info *info)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	trace_summary(f, st, info);
+	fclose(f);
+	return text;
+}
+
 static void test_summary(void)
 {
 	struct trace_stats st;
-	char *out = convert(canned, 0, &st, false), *text = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *out = convert(canned, 0, &st, false), *text;
 
 	free(out);
-	f = open_memstream(&text, &len);
-	if (!f) {
+	text = summary_of(&st, &canned_info);
+	if (!text) {
 		unit_fail("summary", "open_memstream");
 		return;
 	}
-	trace_summary(f, &st, &canned_info);
-	fclose(f);
 	printf("# %s", text);
 	UNIT_CHECK("summary: command and status", strstr(text, "dpusim trace: build/examples/pivot") &&
 		   strstr(text, "exited 3 after 1.23 s"), "%s", text);
@@ -571,12 +581,9 @@ static void test_summary(void)
 		struct trace_run_info info = canned_info;
 
 		info.output = NULL;
-		text = NULL;
-		f = open_memstream(&text, &len);
-		if (!f)
+		text = summary_of(&zero, &info);
+		if (!text)
 			return;
-		trace_summary(f, &zero, &info);
-		fclose(f);
 		UNIT_CHECK("summary: empty trace", strstr(text, "transfers: 0 (0 B to DPUs in 0 ns") &&
 			   !strstr(text, "tm:") && !strstr(text, "async") &&
 			   strstr(text, "  0 dpusim events\n"), "%s", text);
@@ -598,12 +605,10 @@ static const char canned_modeled[] =
 static void test_modeled(void)
 {
 	struct trace_stats st;
-	char err[128], *out, *text = NULL;
+	char err[128], *out, *text;
 	const struct jnode *evs, *a;
 	struct jnode *root;
 	struct tracks t;
-	size_t len = 0;
-	FILE *f;
 
 	out = convert(canned_modeled, 0, &st, true);
 	UNIT_CHECK("modeled: converts", out != NULL, "failed");
@@ -631,11 +636,9 @@ static void test_modeled(void)
 	}
 	free(out);
 
-	f = open_memstream(&text, &len);
-	if (!f)
+	text = summary_of(&st, NULL);
+	if (!text)
 		return;
-	trace_summary(f, &st, NULL);
-	fclose(f);
 	UNIT_CHECK("modeled: summary", strstr(text,
 		   "; modeled on UPMEM hardware: 3.0 us to, 700 ns from the DPUs (the busiest rank)"),
 		   "%s", text);
@@ -662,9 +665,7 @@ static const char canned_launch_model[] =
 static void test_launch_model(void)
 {
 	struct trace_stats st;
-	char *out, *text = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *out, *text;
 
 	out = convert(canned_launch_model, 0, &st, true);
 	UNIT_CHECK("launch model: converts", out != NULL, "failed");
@@ -677,11 +678,9 @@ static void test_launch_model(void)
 		   "groups %llu runs %llu cycles %llu", (unsigned long long)st.launch_groups,
 		   (unsigned long long)st.runs_modeled,
 		   (unsigned long long)st.launch_modeled_cycles);
-	f = open_memstream(&text, &len);
-	if (!f)
+	text = summary_of(&st, NULL);
+	if (!text)
 		return;
-	trace_summary(f, &st, NULL);
-	fclose(f);
 	/* 42000 cycles at 350 MHz: 120 us */
 	UNIT_CHECK("launch model: summary in PrIM's split",
 		   strstr(text, "  modeled on UPMEM hardware: CPU-DPU 0 ns, DPU kernel 120.0 us (3 launches at 350 MHz), DPU-CPU 0 ns\n"),
